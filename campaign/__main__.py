@@ -1,0 +1,1 @@
+import sys; from campaign.cli import main; sys.exit(main())

@@ -1,0 +1,67 @@
+"""`tcmcheck`: the command-line shell. Each command lives in `campaign/commands/<name>.py`.
+
+Commands are imported lazily so that `tcmcheck placements` does not pay for z3 or pyspark.
+`BadInput` from any command becomes one line on stderr and exit status 2, in this one place.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from campaign.errors import BadInput
+
+# command name -> "module:attribute" of a click.Command
+COMMANDS: dict[str, str] = {
+    "placements": "campaign.commands.placements:placements",
+    "prove": "campaign.commands.prove:prove",
+    "check-history": "campaign.commands.check_history:check_history",
+    "simulate": "campaign.commands.simulate:simulate",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tcmcheck")
+def cli() -> None:
+    """Prove and fuzz Transactional Cluster Metadata (Cassandra CEP-21)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: click's usage errors and BadInput both exit 2 with one line.
+
+    Commands report their verdict by returning an int exit status (or via `ctx.exit`)."""
+    try:
+        result: Any = cli.main(args=argv, prog_name="tcmcheck", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except BadInput as e:
+        click.echo(f"tcmcheck: error: {e}", err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        click.echo("tcmcheck: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        # usage errors (unknown option, missing file argument, bad choice): one line, exit 2
+        click.echo(f"tcmcheck: error: {e.format_message()}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+"""`tcmcheck placements` (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+import click
+
+from campaign.errors import BadInput
+
+
+@click.command(name="placements", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def placements(args: tuple[str, ...]) -> int:
+    """Not implemented yet."""
+    raise BadInput("placements is not implemented yet")
