@@ -1,0 +1,185 @@
+"""Operator-level operations (OPS.json) expanded into their sequences of transformations.
+
+`join` registers the node (if needed) and runs PREPARE..FINISH; `leave`, `remove`, `move` and
+`replace` likewise. An operation may stop early (`until`), to be continued by `Resume` or undone
+by `Cancel` later, so interleaved and cancelled operations can be written down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from attrs import field, frozen
+
+from spec.metadata import ClusterMetadata
+from spec.nodes import NodeId
+from spec.sequences import OperationKind, Step
+from spec.topology import NodeSpec, Topology
+from spec.transformations import (
+    CancelSequence,
+    FinishJoin,
+    FinishLeave,
+    FinishMove,
+    FinishReplace,
+    MidJoin,
+    MidLeave,
+    MidMove,
+    MidReplace,
+    PrepareJoin,
+    PrepareLeave,
+    PrepareMove,
+    PrepareReplace,
+    Register,
+    Rejected,
+    StartJoin,
+    StartLeave,
+    StartMove,
+    StartReplace,
+    Transformation,
+)
+
+
+@frozen(kw_only=True)
+class Join:
+    node: NodeSpec
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Leave:
+    node: NodeId
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Remove:
+    node: NodeId
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Move:
+    node: NodeId
+    tokens: tuple[int, ...] = field(converter=tuple)
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Replace:
+    node: NodeId
+    """The node being replaced."""
+    by: NodeSpec
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Resume:
+    node: NodeId
+    until: Step = Step.FINISH
+
+
+@frozen(kw_only=True)
+class Cancel:
+    node: NodeId
+
+
+@frozen(kw_only=True)
+class Apply:
+    """A single transformation, as is (schema changes, CMS reconfiguration, snapshots...)."""
+
+    transformation: Transformation
+
+
+Operation = Join | Leave | Remove | Move | Replace | Resume | Cancel | Apply
+
+_STEPS: dict[OperationKind, tuple[type[Transformation], ...]] = {
+    OperationKind.JOIN: (StartJoin, MidJoin, FinishJoin),
+    OperationKind.LEAVE: (StartLeave, MidLeave, FinishLeave),
+    OperationKind.REMOVE: (StartLeave, MidLeave, FinishLeave),
+    OperationKind.MOVE: (StartMove, MidMove, FinishMove),
+    OperationKind.REPLACE: (StartReplace, MidReplace, FinishReplace),
+}
+
+
+def _remaining(kind: OperationKind, node: NodeId, after: Step, until: Step) -> Iterator[Transformation]:
+    """Steps START..FINISH that come after `after`, up to and including `until`."""
+    for step, cls in zip((Step.START, Step.MID, Step.FINISH), _STEPS[kind], strict=True):
+        if after < step <= until:
+            yield cls(node=node)  # type: ignore[call-arg]  # every step class takes node=
+
+
+@frozen
+class OperationRun:
+    """The states an operation list went through: `states[0]` is the starting metadata."""
+
+    states: tuple[ClusterMetadata, ...]
+    kinds: tuple[str, ...]
+    transformations: tuple[Transformation | None, ...]
+    rejection: str | None = None
+    rejected: Transformation | None = None
+
+    @property
+    def final(self) -> ClusterMetadata:
+        return self.states[-1]
+
+
+def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
+    """The transformations `op` stands for, given the metadata when it starts.
+
+    Later steps are generated lazily, so a step can depend on what earlier ones committed.
+    """
+    if isinstance(op, Join):
+        if op.node.id not in m.directory:
+            yield Register(node=op.node.id, location=op.node.location, version=op.node.version)
+        yield PrepareJoin(node=op.node.id, tokens=op.node.tokens)
+        yield from _remaining(OperationKind.JOIN, op.node.id, Step.PREPARE, op.until)
+    elif isinstance(op, Leave | Remove):
+        yield PrepareLeave(node=op.node, remove=isinstance(op, Remove))
+        yield from _remaining(OperationKind.LEAVE, op.node, Step.PREPARE, op.until)
+    elif isinstance(op, Move):
+        yield PrepareMove(node=op.node, tokens=op.tokens)
+        yield from _remaining(OperationKind.MOVE, op.node, Step.PREPARE, op.until)
+    elif isinstance(op, Replace):
+        if op.by.id not in m.directory:
+            yield Register(node=op.by.id, location=op.by.location, version=op.by.version)
+        yield PrepareReplace(node=op.by.id, replaced=op.node)
+        yield from _remaining(OperationKind.REPLACE, op.by.id, Step.PREPARE, op.until)
+    elif isinstance(op, Resume):
+        seq = m.in_progress.get(op.node)
+        if seq is None:
+            yield CancelSequence(node=op.node)  # rejected: names the missing sequence
+            return
+        yield from _remaining(seq.kind, op.node, Step(seq.next_step - 1), op.until)
+    elif isinstance(op, Cancel):
+        yield CancelSequence(node=op.node)
+    else:
+        yield op.transformation
+
+
+def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation]) -> OperationRun:
+    states, kinds, done = [start], ["INITIAL"], [None]
+    for t in transformations:
+        result = t.execute(states[-1])
+        if isinstance(result, Rejected):
+            return OperationRun(tuple(states), tuple(kinds), tuple(done), result.reason, t)
+        states.append(result.metadata)
+        kinds.append(t.kind)
+        done.append(t)
+    return OperationRun(tuple(states), tuple(kinds), tuple(done))
+
+
+def run_operations(start: ClusterMetadata | Topology, operations: Iterable[Operation]) -> OperationRun:
+    """Run operations one after another; stop at the first rejected step."""
+    m0 = ClusterMetadata.initial(start) if isinstance(start, Topology) else start
+    states: list[ClusterMetadata] = [m0]
+    kinds: list[str] = ["INITIAL"]
+    done: list[Transformation | None] = [None]
+    for op in operations:
+        for t in expand(op, states[-1]):
+            result = t.execute(states[-1])
+            if isinstance(result, Rejected):
+                return OperationRun(tuple(states), tuple(kinds), tuple(done), result.reason, t)
+            states.append(result.metadata)
+            kinds.append(t.kind)
+            done.append(t)
+    return OperationRun(tuple(states), tuple(kinds), tuple(done))

@@ -1,0 +1,102 @@
+"""How a topology operation changes placements: its deltas and the ranges it locks.
+
+At PREPARE the spec computes, per keyspace, the natural placement after the operation (from the
+token map the operation will leave behind) and compares it with the current read groups, range by
+range, over the ring cut at every current boundary plus the operation's new tokens. The result is
+a `(range, added, removed)` triple per changed range: START adds `added` to the write groups,
+MID swaps `removed` for `added` in the read groups, FINISH drops `removed` from the write groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spec.locks import AffectedRanges
+from spec.metadata import ClusterMetadata
+from spec.placement import DataPlacement, DataPlacements, Replicas
+from spec.sequences import PlacementDeltas, RangeDelta, Step
+from spec.token_map import TokenMap
+from spec.tokens import Range
+
+EMPTY: Replicas = frozenset()
+
+
+def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
+         removed_tokens: Iterable[int] = ()) -> tuple[PlacementDeltas, AffectedRanges]:
+    """Deltas from the current read groups to the natural placement under `after`, and the lock."""
+    new_tokens = tuple(sorted(set(new_tokens)))
+    removed = set(removed_tokens)
+    boundaries = m.boundaries() | frozenset(new_tokens)
+    deltas: dict[str, tuple[RangeDelta, ...]] = {}
+    affected: dict[str, set[Range]] = {}
+    for ks, placement in m.placements.items():
+        target = m.natural_placement(m.schema.replication(ks), token_map=after, boundaries=boundaries)
+        target_by_range = dict(target.entries)
+        current = placement.reads.split_at(new_tokens)
+        changes: list[RangeDelta] = []
+        locked: set[Range] = set()
+        entries = current.entries
+        for i, (r, replicas) in enumerate(entries):
+            goal = target_by_range.get(r, target.for_token(r.right))
+            if goal != replicas:
+                changes.append((r, goal - replicas, replicas - goal))
+                locked.add(r)
+            if r.right in removed:  # the range merges with its clockwise neighbour at FINISH
+                locked.add(r)
+                locked.add(entries[(i + 1) % len(entries)][0])
+        for t in new_tokens:  # the pre-split range the new token cuts
+            locked.update(r for r, _ in placement.reads.entries if r.contains_token(t))
+        deltas[ks] = tuple(changes)
+        affected[ks] = locked
+    return (PlacementDeltas(tuple(sorted(deltas.items()))), AffectedRanges.of(affected))
+
+
+def split(placements: DataPlacements, tokens: Iterable[int]) -> DataPlacements:
+    tokens = tuple(tokens)
+    if not tokens:
+        return placements
+    return DataPlacements(tuple((ks, p.split_at(tokens)) for ks, p in placements.items()))
+
+
+def merge(placements: DataPlacements, keep: Iterable[int]) -> DataPlacements:
+    keep = frozenset(keep)
+    return DataPlacements(tuple((ks, p.merge_except(keep)) for ks, p in placements.items()))
+
+
+def _each(placements: DataPlacements, deltas: PlacementDeltas, *, reads: bool, writes: bool,
+          add: bool, remove: bool, invert: bool = False) -> DataPlacements:
+    out = []
+    for ks, p in placements.items():
+        triples = []
+        for r, added, removed in deltas.for_keyspace(ks):
+            plus, minus = (removed, added) if invert else (added, removed)
+            triples.append((r, plus if add else EMPTY, minus if remove else EMPTY))
+        out.append((ks, DataPlacement(
+            p.reads.with_delta(triples) if reads else p.reads,
+            p.writes.with_delta(triples) if writes else p.writes,
+        )))
+    return DataPlacements(tuple(out))
+
+
+def start(placements: DataPlacements, deltas: PlacementDeltas) -> DataPlacements:
+    """START: the replicas gaining each range become write replicas."""
+    return _each(placements, deltas, reads=False, writes=True, add=True, remove=False)
+
+
+def mid(placements: DataPlacements, deltas: PlacementDeltas) -> DataPlacements:
+    """MID: reads switch to the new owners in one epoch."""
+    return _each(placements, deltas, reads=True, writes=False, add=True, remove=True)
+
+
+def finish(placements: DataPlacements, deltas: PlacementDeltas) -> DataPlacements:
+    """FINISH: the replicas giving each range up stop being write replicas."""
+    return _each(placements, deltas, reads=False, writes=True, add=False, remove=True)
+
+
+def revert(placements: DataPlacements, deltas: PlacementDeltas, next_step: Step) -> DataPlacements:
+    """Undo every step applied before `next_step` (the compensating CANCEL_SEQUENCE)."""
+    if next_step >= Step.FINISH:  # MID ran: give reads back
+        placements = _each(placements, deltas, reads=True, writes=False, add=True, remove=True, invert=True)
+    if next_step >= Step.MID:  # START ran: the gaining replicas stop taking writes
+        placements = _each(placements, deltas, reads=False, writes=True, add=False, remove=True, invert=True)
+    return placements

@@ -1,0 +1,36 @@
+"""Every transformation of cluster metadata, one small frozen class each, by Cassandra's kind."""
+
+from spec.transformations.alter_topology import AlterTopology
+from spec.transformations.base import Rejected, Result, Success, Transformation
+from spec.transformations.cancel import CancelSequence
+from spec.transformations.cms_reconfiguration import (
+    AdvanceCMSReconfiguration,
+    CancelCMSReconfiguration,
+    PrepareCMSReconfiguration,
+)
+from spec.transformations.initialize import InitializeCMS
+from spec.transformations.join import FinishJoin, MidJoin, PrepareJoin, StartJoin
+from spec.transformations.leave import FinishLeave, MidLeave, PrepareLeave, StartLeave
+from spec.transformations.move import FinishMove, MidMove, PrepareMove, StartMove
+from spec.transformations.register import Register, Unregister
+from spec.transformations.replace import FinishReplace, MidReplace, PrepareReplace, StartReplace
+from spec.transformations.schema_change import AlterSchema
+from spec.transformations.snapshot import TriggerSnapshot
+from spec.transformations.unsafe import Assassinate, UnsafeJoin
+
+ALL: tuple[type[Transformation], ...] = (
+    Register, Unregister,
+    PrepareJoin, StartJoin, MidJoin, FinishJoin,
+    PrepareLeave, StartLeave, MidLeave, FinishLeave,
+    PrepareMove, StartMove, MidMove, FinishMove,
+    PrepareReplace, StartReplace, MidReplace, FinishReplace,
+    CancelSequence, UnsafeJoin, Assassinate, AlterSchema, AlterTopology,
+    PrepareCMSReconfiguration, AdvanceCMSReconfiguration, CancelCMSReconfiguration,
+    TriggerSnapshot, InitializeCMS,
+)
+BY_KIND: dict[str, type[Transformation]] = {t.kind: t for t in ALL}
+
+__all__ = [
+    "ALL", "BY_KIND", "Rejected", "Result", "Success", "Transformation",
+    *(t.__name__ for t in ALL),
+]
