@@ -1,0 +1,242 @@
+"""History files → the checker's `Op` tuples: format detection, JSONL, and Porcupine's two logs.
+
+Every parser returns the ops with, for each op, the line it came from, so that errors found
+later (an unpaired completion) can still name a line. Malformed input raises `BadInput` with a
+message starting "line N:". The EDN reader is in `history_edn.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from campaign.errors import BadInput
+from campaign.formats.history_edn import EdnError, Keyword, Symbol, parse_edn, read_one
+from checkers.linearizability.frozen import freeze
+from checkers.linearizability.history import EVENT_TYPES, Op
+
+FORMATS = ("jsonl", "edn", "porcupine-kv", "porcupine-etcd")
+
+
+@frozen(kw_only=True)
+class ParsedHistory:
+    """A parsed file: `ops[i]` came from line `lines[i]`.
+
+    `model` is the model the format implies (None: decide from the ops' `f`s), and
+    `initial` the value every key starts with when the format says so (Porcupine's kv: "")."""
+
+    format: str
+    ops: tuple[Op, ...]
+    lines: tuple[int, ...]
+    model: str | None = None
+    initial: Any = None
+    has_initial: bool = False
+
+
+def detect_format(text: str) -> str:
+    """The format of a history file from its first non-blank line."""
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith(";"):
+            continue
+        if s.startswith("INFO") and "jepsen.util" in s:
+            return "porcupine-etcd"
+        if s.startswith("{\"") or s == "{" or s.startswith("{ \""):
+            return "jsonl"
+        if s.startswith("{:") and ":key" in s:
+            return "porcupine-kv"
+        if s.startswith(("{:", "[", "#", "(")):
+            return "edn"
+        raise BadInput(f"line 1: cannot tell the history format from {s[:40]!r}; pass --format")
+    raise BadInput("empty history file: no operations")
+
+
+def read_history(path: str | Path, fmt: str | None = None) -> ParsedHistory:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"history file not found: {p}") from None
+    except IsADirectoryError:
+        raise BadInput(f"history path is a directory: {p}") from None
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{p}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise BadInput(f"cannot read history file {p}: {e.strerror}") from None
+    return parse_history(text, fmt)
+
+
+def parse_history(text: str, fmt: str | None = None) -> ParsedHistory:
+    fmt = fmt or detect_format(text)
+    parser = _PARSERS.get(fmt)
+    if parser is None:
+        raise BadInput(f"unknown history format {fmt!r} (one of {', '.join(FORMATS)})")
+    return parser(text)
+
+
+# --- JSONL (DESIGN's shape) ------------------------------------------------------------------
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_jsonl(text: str) -> ParsedHistory:
+    ops: list[Op] = []
+    lines: list[int] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise BadInput(f"line {n}: invalid JSON at column {e.colno}: {e.msg}") from None
+        if not isinstance(obj, dict):
+            raise BadInput(f"line {n}: expected a JSON object, got {type(obj).__name__}")
+        for name in ("process", "type", "f"):
+            if name not in obj:
+                raise BadInput(f"line {n}: missing field {name!r}")
+        process, t, f = obj["process"], obj["type"], obj["f"]
+        if not (_int(process) or isinstance(process, str)):
+            raise BadInput(f"line {n}: field 'process' must be an integer, got {process!r}")
+        if t not in EVENT_TYPES:
+            raise BadInput(f"line {n}: field 'type' must be invoke, ok, fail or info, got {t!r}")
+        if not isinstance(f, str) or not f:
+            raise BadInput(f"line {n}: field 'f' must be a non-empty string, got {f!r}")
+        time = obj.get("time")
+        if time is not None and not _int(time):
+            raise BadInput(f"line {n}: field 'time' must be an integer (ns), got {time!r}")
+        key = freeze(obj.get("key"))
+        ops.append(Op(process=process, type=t, f=f, key=key, value=freeze(obj.get("value")), time=time))
+        lines.append(n)
+    return ParsedHistory(format="jsonl", ops=tuple(ops), lines=tuple(lines))
+
+
+# --- Porcupine's etcd Jepsen log -------------------------------------------------------------
+
+_ETCD = re.compile(r"^INFO\s+jepsen\.util\s+-\s+(\S+)\s+(\S+)\s+(\S+)\s*(.*?)\s*$")
+
+
+def _edn_value(text: str, n: int) -> Any:
+    try:
+        return read_one(text, n)
+    except EdnError as e:
+        raise BadInput(str(e)) from None
+
+
+def parse_porcupine_etcd(text: str) -> ParsedHistory:
+    """`INFO  jepsen.util - <process> <type> <f> <value>` lines (fields split on whitespace).
+
+    A `:fail` completion did not happen (Jepsen's convention; the corpus README notes that
+    reading a failed cas as "returned false" changes no verdict). `:info` values such as
+    `:timed-out` are dropped: the outcome is unknown."""
+    ops: list[Op] = []
+    lines: list[int] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = _ETCD.match(line)
+        if m is None:
+            raise BadInput(f"line {n}: expected 'INFO  jepsen.util - <process> <type> <f> <value>'")
+        process_s, type_s, f_s, value_s = m.groups()
+        if not process_s.isdigit():
+            raise BadInput(f"line {n}: process must be a non-negative integer, got {process_s!r}")
+        t = type_s[1:] if type_s.startswith(":") else ""
+        if t not in EVENT_TYPES:
+            raise BadInput(f"line {n}: type must be :invoke, :ok, :fail or :info, got {type_s!r}")
+        if not f_s.startswith(":") or f_s[1:] not in ("read", "write", "cas"):
+            raise BadInput(f"line {n}: f must be :read, :write or :cas, got {f_s!r}")
+        f = f_s[1:]
+        if not value_s:
+            raise BadInput(f"line {n}: missing value")
+        value = _edn_value(value_s, n)
+        if t in ("info", "fail") and isinstance(value, Keyword):
+            value = None
+        elif f == "cas":
+            if not (isinstance(value, tuple) and len(value) == 2):
+                raise BadInput(f"line {n}: a cas value must be [expected new], got {value_s!r}")
+        elif not (value is None or _int(value)):
+            raise BadInput(f"line {n}: value must be nil or an integer, got {value_s!r}")
+        ops.append(Op(process=int(process_s), type=t, f=f, value=value))  # type: ignore[arg-type]
+        lines.append(n)
+    return ParsedHistory(
+        format="porcupine-etcd", ops=tuple(ops), lines=tuple(lines), model="cas-register"
+    )
+
+
+# --- Porcupine's kv log ----------------------------------------------------------------------
+
+
+def parse_porcupine_kv(text: str) -> ParsedHistory:
+    """One EDN map per line with `:process :type :f :key :value`; f is get, put or append.
+
+    Every key starts as "" (the 6.824 lab's store), so the model is kv with initial ""."""
+    ops: list[Op] = []
+    lines: list[int] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = _edn_value(line, n)
+        if not isinstance(m, dict):
+            raise BadInput(f"line {n}: expected an op map {{:process .. :type ..}}")
+        fields = {k.name: v for k, v in m.items() if isinstance(k, Keyword)}
+        for name in ("process", "type", "f", "key"):
+            if name not in fields:
+                raise BadInput(f"line {n}: op map has no :{name}")
+        process = fields["process"]
+        if not _int(process):
+            raise BadInput(f"line {n}: :process must be an integer, got {process!r}")
+        t = fields["type"].name if isinstance(fields["type"], Keyword) else None
+        if t not in EVENT_TYPES:
+            raise BadInput(f"line {n}: :type must be :invoke, :ok, :fail or :info")
+        f = fields["f"].name if isinstance(fields["f"], Keyword | Symbol) else None
+        if f not in ("get", "put", "append"):
+            raise BadInput(f"line {n}: :f must be :get, :put or :append, got {fields['f']!r}")
+        value = fields.get("value")
+        if value is not None and not isinstance(value, str):
+            raise BadInput(f"line {n}: :value must be a string or nil, got {value!r}")
+        key = fields["key"]
+        if not isinstance(key, str | int):
+            raise BadInput(f"line {n}: :key must be a string, got {key!r}")
+        ops.append(Op(process=process, type=t, f=f, key=key, value=value))  # type: ignore[arg-type]
+        lines.append(n)
+    return ParsedHistory(
+        format="porcupine-kv",
+        ops=tuple(ops),
+        lines=tuple(lines),
+        model="kv",
+        initial="",
+        has_initial=True,
+    )
+
+
+def _parse_edn(text: str) -> ParsedHistory:
+    ops, lines = parse_edn(text)
+    return ParsedHistory(format="edn", ops=ops, lines=lines)
+
+
+_PARSERS: dict[str, Callable[[str], ParsedHistory]] = {
+    "jsonl": parse_jsonl,
+    "edn": _parse_edn,
+    "porcupine-kv": parse_porcupine_kv,
+    "porcupine-etcd": parse_porcupine_etcd,
+}
+
+
+def infer_model(parsed: ParsedHistory) -> str:
+    """The model a history's operations call for, when the format does not say."""
+    if parsed.model is not None:
+        return parsed.model
+    fs = {op.f for op in parsed.ops}
+    if "commit" in fs:
+        return "log"
+    if fs & {"get", "put", "append"}:
+        return "kv"
+    if "cas" in fs:
+        return "cas-register"
+    return "register"

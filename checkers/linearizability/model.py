@@ -1,0 +1,206 @@
+"""Sequential specifications the linearizability search steps through.
+
+A `SequentialModel` is a record of plain functions, not a class to subclass. A state is any
+hashable value, compared with `==`: the search memoizes (linearized set, state) pairs, so a
+state must never be mutated. `step(state, op)` returns the next state, or None when the
+operation's output is impossible in `state`; hence no model uses None as a state (registers
+wrap their value in a 1-tuple, because a register may hold null).
+
+An `info` operation (`op.ret is None`, `op.output is None`) has an unknown outcome: `step` must
+accept it in every state where it could have taken effect, with the effect it would have had.
+
+Four instances: `REGISTER`, `CAS_REGISTER`, `KV` and `LOG`; `with_initial` changes a model's
+initial value (Porcupine's kv histories start every key at "", ours at null).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+from checkers.linearizability.history import Operation
+from checkers.linearizability.log_fast import check_log, commit_outcome
+from checkers.linearizability.verdict import PartitionResult
+
+State = Hashable
+Step = Callable[[Any, Operation], Any]
+
+
+def _no_partition(op: Operation) -> Hashable:
+    return None
+
+
+def _by_key(op: Operation) -> Hashable:
+    return op.key
+
+
+def _describe_op(op: Operation) -> str:
+    key = "" if op.key is None else f"{op.key}: "
+    out = "?" if op.ret is None else repr(op.output)
+    return f"{key}{op.f}({'' if op.input is None else repr(op.input)}) -> {out}"
+
+
+@frozen(kw_only=True)
+class SequentialModel:
+    """Porcupine's `Model` as a frozen record.
+
+    - `init`: the initial state of every partition.
+    - `step(state, op)`: next state, or None if `op` cannot happen in `state`. Pure.
+    - `partition(op)`: the independent sub-history an op belongs to (P-compositionality: the
+      history is linearizable iff every part is). One part for all ops when not partitioned.
+    - `functions`: the `f` names the model understands (anything else is bad input).
+    - `read_only`: `f` names that never change the state; their `info` ops can be dropped,
+      since an operation with unknown output and no effect constrains nothing.
+    - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
+      search (the log's); the search still runs after a violation, to find evidence.
+    """
+
+    name: str
+    init: State
+    step: Step
+    partition: Callable[[Operation], Hashable] = _no_partition
+    describe_op: Callable[[Operation], str] = _describe_op
+    describe_state: Callable[[Any], str] = repr
+    functions: frozenset[str] = field(default=frozenset())
+    read_only: frozenset[str] = field(default=frozenset())
+    fast_check: Callable[[Sequence[Operation], Any, Hashable], PartitionResult] | None = None
+
+
+# --- registers -------------------------------------------------------------------------------
+
+
+def _value_state(state: Any) -> str:
+    return repr(state[0])
+
+
+def _register_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
+    f = op.f
+    if f == "read":
+        if op.ret is None or op.output == state[0]:
+            return state
+        return None
+    if f == "write":
+        return (op.input,)
+    return None
+
+
+def _cas_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
+    f = op.f
+    if f == "cas":
+        expected, new = op.input
+        # A cas with ok output swapped; an info cas swaps iff it is linearized where the value
+        # is `expected` (elsewhere it would have returned false: no effect).
+        if state[0] == expected:
+            return (new,)
+        return state if op.ret is None else None
+    return _register_step(state, op)
+
+
+REGISTER = SequentialModel(
+    name="register",
+    init=(None,),
+    step=_register_step,
+    partition=_by_key,
+    describe_state=_value_state,
+    functions=frozenset({"read", "write"}),
+    read_only=frozenset({"read"}),
+)
+"""A read/write register per key, initially null: read -> value, write(v)."""
+
+CAS_REGISTER = SequentialModel(
+    name="cas-register",
+    init=(None,),
+    step=_cas_step,
+    partition=_by_key,
+    describe_state=_value_state,
+    functions=frozenset({"read", "write", "cas"}),
+    read_only=frozenset({"read"}),
+)
+"""A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
+
+
+# --- key-value map ---------------------------------------------------------------------------
+
+
+def _kv_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
+    f = op.f
+    if f in ("read", "get"):
+        if op.ret is None or op.output == state[0]:
+            return state
+        return None
+    if f in ("write", "put"):
+        return (op.input,)
+    if f == "append":
+        current = state[0]
+        return (("" if current is None else current) + op.input,)
+    if f == "cas":
+        return _cas_step(state, op)
+    return None
+
+
+KV = SequentialModel(
+    name="kv",
+    init=(None,),
+    step=_kv_step,
+    partition=_by_key,
+    describe_state=_value_state,
+    functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
+    read_only=frozenset({"read", "get"}),
+)
+"""A map of independent keys, partitioned per key, so a state is one key's value.
+
+get/read -> value, put/write(v), append(s) (string concatenation; null counts as ""), cas."""
+
+
+# --- the metadata log ------------------------------------------------------------------------
+
+
+def _log_step(state: int, op: Operation) -> int | None:
+    if op.f == "read":
+        if op.ret is None or op.output == state:
+            return state
+        return None
+    if op.f == "commit":
+        kind, epoch = commit_outcome(op.output)
+        if kind == "unknown":
+            # Took effect (it got the next epoch); "rejected" or "never" is linearizing it last.
+            return state + 1
+        if kind == "committed":
+            return epoch if epoch == state + 1 else None
+        return state if epoch is None or epoch == state else None
+    return None
+
+
+def _epoch_state(state: int) -> str:
+    return f"epoch {state}"
+
+
+def _log_fast(ops: Sequence[Operation], init: Any, key: Hashable) -> PartitionResult:
+    return check_log(ops, init=init, key=key)
+
+
+LOG = SequentialModel(
+    name="log",
+    init=0,
+    step=_log_step,
+    describe_state=_epoch_state,
+    functions=frozenset({"commit", "read"}),
+    read_only=frozenset({"read"}),
+    fast_check=_log_fast,
+)
+"""The metadata log: commit(transformation) -> the next epoch or a rejection; read -> the epoch.
+
+Every commit is conditional on the epoch before it, so the log is one register of epochs whose
+only write is "+1": `checkers.linearizability.log_fast` decides it without a search."""
+
+
+MODELS: dict[str, SequentialModel] = {m.name: m for m in (REGISTER, CAS_REGISTER, KV, LOG)}
+
+
+def with_initial(model: SequentialModel, value: Any) -> SequentialModel:
+    """The same model starting from another value (registers and kv: the value of every key)."""
+    if model.name == "log":
+        return evolve(model, init=int(value))
+    return evolve(model, init=(value,))

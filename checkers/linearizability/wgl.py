@@ -1,0 +1,414 @@
+"""The Wing–Gong/Lowe linearizability search, top to bottom. No I/O, no text.
+
+`check(model, history, *, deadline)` pairs the history's events into operations, splits them
+into the model's independent parts (P-compositionality: a history is linearizable iff each
+part is), searches every part, and returns a `Verdict`. For a violation it then shrinks the
+failing part to a small sub-history that still fails (`window`).
+
+The search (Lowe's refinement of Wing & Gong, as in Porcupine's checker.go): the call and
+return events of a part form a doubly linked list in real-time order. Walking it from the
+head, a call event is a candidate to linearize next: if the model accepts it and the pair
+(set of linearized ops, new state) is new, the op is lifted out of the list (call and return)
+and the walk restarts at the head. Reaching a return event means its op should already have
+been linearized: undo the last choice and try the next candidate after it. The list empties
+iff a linearization exists. The set of linearized ops is a Python int used as a bitset, and the
+memo of (bitset, state) pairs is what makes the search practical: two orders reaching the
+same state with the same ops done have the same future.
+
+Bounds: parts are searched round-robin, a slice of iterations each, like Porcupine's
+goroutines, so one expensive key cannot hide a cheap violation in another; the deadline is
+checked between slices (every `SLICE` iterations, so also inside a long search); the memo of
+all running parts together is capped at `max_cache` entries. Running out of either gives
+`valid="unknown"` with its cause, never a wrong verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Hashable, Sequence
+from typing import Any
+
+from attrs import evolve
+
+from checkers.linearizability.history import Op, Operation, pair, unpair
+from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.verdict import (
+    CACHE_LIMIT,
+    LINEARIZABLE,
+    NOT_LINEARIZABLE,
+    TIMEOUT,
+    LinearizabilityEvidence,
+    PartitionResult,
+    Verdict,
+)
+
+SLICE = 2048
+"""Search iterations between two looks at the clock and the memo size (about a millisecond)."""
+
+DEFAULT_MAX_CACHE = 3_000_000
+"""Memo entries over all parts at once; an entry costs ~150 bytes, so ~450 MB at the cap."""
+
+DEFAULT_MINIMIZE_BUDGET = 5.0
+"""Seconds spent shrinking a violation to its window, at most (and never past the deadline)."""
+
+# A search yields the size of its memo every SLICE iterations and returns its PartitionResult.
+Search = Generator[int, None, PartitionResult]
+
+
+def check(
+    model: SequentialModel,
+    history: Sequence[Op],
+    *,
+    deadline: float | None = None,
+    max_cache: int = DEFAULT_MAX_CACHE,
+    minimize: bool = True,
+    minimize_budget: float = DEFAULT_MINIMIZE_BUDGET,
+) -> Verdict:
+    """Is `history` linearizable with respect to `model`?
+
+    `deadline` is a `time.monotonic()` instant; past it the answer is "unknown" (cause
+    "timeout"). Raises `HistoryError` for a history whose events do not pair up."""
+    return check_operations(
+        model,
+        pair(history),
+        deadline=deadline,
+        max_cache=max_cache,
+        minimize=minimize,
+        minimize_budget=minimize_budget,
+    )
+
+
+def check_operations(
+    model: SequentialModel,
+    operations: Sequence[Operation],
+    *,
+    deadline: float | None = None,
+    max_cache: int = DEFAULT_MAX_CACHE,
+    minimize: bool = True,
+    minimize_budget: float = DEFAULT_MINIMIZE_BUDGET,
+) -> Verdict:
+    """`check` for operations already paired (e.g. a sub-history)."""
+    parts = partition(model, operations)
+    results: dict[int, PartitionResult] = {}
+    failed: int | None = None
+    unknown_cause: str | None = None
+
+    # Exact fast paths first (the log's), searching only the parts they cannot settle.
+    pending: list[int] = []
+    for i, (key, ops) in enumerate(parts):
+        if model.fast_check is not None:
+            fast = model.fast_check(ops, model.init, key)
+            if fast.valid is True:
+                results[i] = fast
+                continue
+            if fast.valid is False and failed is None:
+                failed = i
+                results[i] = fast
+                continue
+        if failed is None:
+            pending.append(i)
+
+    if failed is None:
+        searches: dict[int, Search] = {i: _search(model, parts[i][0], parts[i][1]) for i in pending}
+        sizes: dict[int, int] = dict.fromkeys(searches, 0)
+        while searches and failed is None and unknown_cause is None:
+            for i in list(searches):
+                try:
+                    sizes[i] = next(searches[i])
+                except StopIteration as stop:
+                    result: PartitionResult = stop.value
+                    results[i] = result
+                    del searches[i], sizes[i]
+                    if result.valid is False:
+                        failed = i
+                        break
+                    continue
+                if deadline is not None and time.monotonic() > deadline:
+                    unknown_cause = TIMEOUT
+                    break
+                if sum(sizes.values()) > max_cache:
+                    unknown_cause = CACHE_LIMIT
+                    break
+        for i, search in searches.items():
+            search.close()
+            results[i] = PartitionResult(key=parts[i][0], operations=parts[i][1], valid="unknown")
+
+    ordered = tuple(
+        results.get(i) or PartitionResult(key=k, operations=ops, valid="unknown")
+        for i, (k, ops) in enumerate(parts)
+    )
+    if failed is not None:
+        evidence = _violation(
+            model,
+            ordered,
+            failed,
+            deadline=deadline,
+            max_cache=max_cache,
+            minimize=minimize,
+            minimize_budget=minimize_budget,
+        )
+        return Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
+    evidence = LinearizabilityEvidence(model=model.name, partitions=ordered)
+    if unknown_cause is not None:
+        return Verdict(valid="unknown", cause=unknown_cause, evidence=evidence)
+    return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
+
+
+def partition(
+    model: SequentialModel, operations: Sequence[Operation]
+) -> tuple[tuple[Hashable, tuple[Operation, ...]], ...]:
+    """The model's independent parts, in order of first appearance; info reads dropped.
+
+    Why drop them: an op that changes nothing and whose output is unknown is consistent with
+    every state, so it can always be linearized (at its call) and constrains nothing."""
+    groups: dict[Hashable, list[Operation]] = {}
+    for o in operations:
+        if o.ret is None and o.f in model.read_only:
+            continue
+        groups.setdefault(model.partition(o), []).append(o)
+    return tuple((k, tuple(v)) for k, v in groups.items())
+
+
+def search(
+    model: SequentialModel,
+    operations: Sequence[Operation],
+    *,
+    key: Hashable = None,
+    deadline: float | None = None,
+    max_cache: int = DEFAULT_MAX_CACHE,
+) -> PartitionResult:
+    """Search one part to the end (or to the deadline / memo cap: valid "unknown")."""
+    run = _search(model, key, tuple(operations))
+    while True:
+        try:
+            size = next(run)
+        except StopIteration as stop:
+            result: PartitionResult = stop.value
+            return result
+        if (deadline is not None and time.monotonic() > deadline) or size > max_cache:
+            run.close()
+            return PartitionResult(key=key, operations=tuple(operations), valid="unknown")
+
+
+def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Search:
+    n = len(ops)
+    if n == 0:
+        return PartitionResult(key=key, operations=ops, valid=True)
+        yield 0  # unreachable: makes this function a generator
+    # Events in real-time order. An op with unknown outcome returns after everything (its
+    # effect may come at any time after its call); those returns keep their calls' order.
+    # Positions are distinct, so no tie-break between a return and a call is needed: the
+    # history's order already says which came first.
+    events: list[tuple[float, int, int, bool]] = []
+    for j, o in enumerate(ops):
+        events.append((o.call, 0, j, True))
+        events.append((float("inf"), o.call, j, False) if o.ret is None else (o.ret, 0, j, False))
+    events.sort()
+    size = 2 * n + 2  # 0 is the head, size - 1 the tail
+    tail = size - 1
+    nxt = list(range(1, size + 1))
+    prv = list(range(-1, size - 1))
+    is_call = [False] * size
+    op_of = [0] * size
+    match = [0] * size
+    call_entry = [0] * n
+    for pos, (_, _, j, c) in enumerate(events, start=1):
+        is_call[pos] = c
+        op_of[pos] = j
+        if c:
+            call_entry[j] = pos
+        else:
+            match[call_entry[j]] = pos
+    step = model.step
+    state: Any = model.init
+    linearized = 0
+    stack: list[tuple[int, Any]] = []
+    cache: set[tuple[int, Any]] = set()
+    best: tuple[int, ...] = ()
+    best_states: tuple[Any, ...] = ()
+    best_depth = -1
+    failing = -1
+    iterations = 0
+    entry = nxt[0]
+    while nxt[0] != tail:
+        iterations += 1
+        if iterations % SLICE == 0:
+            yield len(cache)
+        if is_call[entry]:
+            j = op_of[entry]
+            new_state = step(state, ops[j])
+            if new_state is not None:
+                new_linearized = linearized | (1 << j)
+                memo = (new_linearized, new_state)
+                if memo not in cache:
+                    cache.add(memo)
+                    stack.append((entry, state))
+                    state = new_state
+                    linearized = new_linearized
+                    # lift the op: its call and its return leave the list
+                    r = match[entry]
+                    p, q = prv[entry], nxt[entry]
+                    nxt[p] = q
+                    prv[q] = p
+                    p, q = prv[r], nxt[r]
+                    nxt[p] = q
+                    prv[q] = p
+                    entry = nxt[0]
+                    continue
+            entry = nxt[entry]
+        else:
+            # A return whose op is not linearized yet: the last choice was wrong.
+            depth = len(stack)
+            if depth > best_depth:
+                best_depth = depth
+                failing = op_of[entry]
+                best = tuple(op_of[e] for e, _ in stack)
+                best_states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
+            if not stack:
+                break
+            entry, state = stack.pop()
+            linearized ^= 1 << op_of[entry]
+            # unlift: put the return back, then the call (reverse order of the lift)
+            r = match[entry]
+            nxt[prv[r]] = r
+            prv[nxt[r]] = r
+            nxt[prv[entry]] = entry
+            prv[nxt[entry]] = entry
+            entry = nxt[entry]
+    if nxt[0] == tail:
+        order = tuple(op_of[e] for e, _ in stack)
+        states = tuple(s for _, s in stack[1:]) + (state,)
+        return PartitionResult(
+            key=key,
+            operations=ops,
+            valid=True,
+            linearization=tuple(ops[j].id for j in order),
+            states=states,
+            explored=len(cache),
+        )
+    return PartitionResult(
+        key=key,
+        operations=ops,
+        valid=False,
+        linearization=tuple(ops[j].id for j in best),
+        states=best_states,
+        failing=ops[failing].id,
+        explored=len(cache),
+    )
+
+
+# --- evidence for a violation ----------------------------------------------------------------
+
+
+def _violation(
+    model: SequentialModel,
+    parts: tuple[PartitionResult, ...],
+    failed: int,
+    *,
+    deadline: float | None,
+    max_cache: int,
+    minimize: bool,
+    minimize_budget: float,
+) -> LinearizabilityEvidence:
+    part = parts[failed]
+    by_id = {o.id: o for o in part.operations}
+    if model.fast_check is not None:
+        # The fast path decided; a bounded search finds the deepest partial linearization.
+        budget = _budget(deadline, minimize_budget)
+        searched = search(model, part.operations, key=part.key, deadline=budget, max_cache=max_cache)
+        if searched.valid is False:
+            part = searched
+            parts = parts[:failed] + (part,) + parts[failed + 1 :]
+    failing_op = by_id[part.failing] if part.failing is not None else None
+    previous_ok = None
+    if failing_op is not None:
+        before = [o for o in part.operations if o.ret is not None and o.ret < failing_op.call]
+        previous_ok = max(before, key=lambda o: o.ret or 0, default=None)
+    window: tuple[Operation, ...] = part.operations
+    minimal = False
+    if minimize:
+        window, minimal = shrink(
+            model, part.operations, deadline=_budget(deadline, minimize_budget), max_cache=max_cache
+        )
+    return LinearizabilityEvidence(
+        model=model.name,
+        partitions=parts,
+        key=part.key,
+        failing_op=failing_op,
+        previous_ok=previous_ok,
+        longest_prefix=tuple(by_id[i] for i in part.linearization),
+        prefix_states=part.states,
+        window=window,
+        window_history=unpair(window),
+        window_minimal=minimal,
+    )
+
+
+def _budget(deadline: float | None, seconds: float) -> float:
+    own = time.monotonic() + seconds
+    return own if deadline is None else min(deadline, own)
+
+
+def _fails(model: SequentialModel, ops: Sequence[Operation], deadline: float, max_cache: int) -> bool:
+    """Shown not linearizable (unknown counts as no)."""
+    kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
+    if model.fast_check is not None:
+        return model.fast_check(kept, model.init, None).valid is False
+    return search(model, kept, deadline=deadline, max_cache=max_cache).valid is False
+
+
+def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
+    """The history up to event position `cut`: later ops vanish, ops still open become info."""
+    out = []
+    for o in operations:
+        if o.call > cut:
+            continue
+        if o.ret is not None and o.ret > cut:
+            o = evolve(o, ret=None, output=None, ret_time=None)
+        out.append(o)
+    return tuple(out)
+
+
+def shrink(
+    model: SequentialModel, operations: Sequence[Operation], *, deadline: float, max_cache: int
+) -> tuple[tuple[Operation, ...], bool]:
+    """A small sub-history that is still not linearizable, and whether it is 1-minimal.
+
+    First the shortest failing prefix (binary search on the cut: a prefix of a linearizable
+    history is linearizable, with its open ops as info), then delta debugging (ddmin) on the
+    ops that remain: drop chunks, then single ops, while the rest still fails. Every trial is
+    a search bounded by `deadline`; an undecided trial keeps the ops it would have dropped."""
+    ops = tuple(operations)
+    cuts = sorted(o.ret for o in ops if o.ret is not None)
+    lo, hi = 0, len(cuts) - 1
+    while lo < hi and time.monotonic() < deadline:
+        mid = (lo + hi) // 2
+        if _fails(model, truncate(ops, cuts[mid]), deadline, max_cache):
+            hi = mid
+        else:
+            lo = mid + 1
+    if cuts and lo == hi:
+        candidate = truncate(ops, cuts[lo])
+        if _fails(model, candidate, deadline, max_cache):
+            ops = candidate
+    # ddmin: try removing each of n chunks; on success keep the complement
+    n = 2
+    while len(ops) >= 2:
+        if time.monotonic() >= deadline:
+            return ops, False
+        chunk = -(-len(ops) // n)
+        reduced = False
+        for start in range(0, len(ops), chunk):
+            rest = ops[:start] + ops[start + chunk :]
+            if rest and _fails(model, rest, deadline, max_cache):
+                ops = rest
+                n = max(n - 1, 2)
+                reduced = True
+                break
+            if time.monotonic() >= deadline:
+                return ops, False
+        if not reduced:
+            if chunk == 1:
+                return ops, True
+            n = min(n * 2, len(ops))
+    return ops, len(ops) <= 1
