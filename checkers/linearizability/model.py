@@ -53,6 +53,8 @@ class SequentialModel:
     - `functions`: the `f` names the model understands (anything else is bad input).
     - `read_only`: `f` names that never change the state; their `info` ops can be dropped,
       since an operation with unknown output and no effect constrains nothing.
+    - `compile_op(op)`: optional, a function of the state alone that equals
+      `lambda s: step(s, op)`: the search calls it in its inner loop (a test checks they agree).
     - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
       search (the log's); the search still runs after a violation, to find evidence.
     """
@@ -66,6 +68,14 @@ class SequentialModel:
     functions: frozenset[str] = field(default=frozenset())
     read_only: frozenset[str] = field(default=frozenset())
     fast_check: Callable[[Sequence[Operation], Any, Hashable], PartitionResult] | None = None
+    compile_op: Callable[[Operation], Callable[[Any], Any]] | None = None
+
+    def stepper(self, op: Operation) -> Callable[[Any], Any]:
+        """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
+        if self.compile_op is not None:
+            return self.compile_op(op)
+        step = self.step
+        return lambda state: step(state, op)
 
 
 # --- registers -------------------------------------------------------------------------------
@@ -98,6 +108,57 @@ def _cas_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
     return _register_step(state, op)
 
 
+def _same(state: Any) -> Any:
+    return state
+
+
+def _compile_read(op: Operation) -> Callable[[Any], Any]:
+    if op.ret is None:
+        return _same
+    expected = op.output
+    return lambda s: s if s[0] == expected else None
+
+
+def _compile_write(op: Operation) -> Callable[[Any], Any]:
+    new = (op.input,)
+    return lambda s: new
+
+
+def _compile_cas(op: Operation) -> Callable[[Any], Any]:
+    expected, value = op.input
+    new = (value,)
+    if op.ret is None:
+        return lambda s: new if s[0] == expected else s
+    return lambda s: new if s[0] == expected else None
+
+
+def _compile_append(op: Operation) -> Callable[[Any], Any]:
+    suffix = op.input
+    return lambda s: (("" if s[0] is None else s[0]) + suffix,)
+
+
+def _never(state: Any) -> Any:
+    return None
+
+
+_COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
+    "read": _compile_read,
+    "get": _compile_read,
+    "write": _compile_write,
+    "put": _compile_write,
+    "cas": _compile_cas,
+    "append": _compile_append,
+}
+
+
+def _compiler(functions: frozenset[str]) -> Callable[[Operation], Callable[[Any], Any]]:
+    def compile_op(op: Operation) -> Callable[[Any], Any]:
+        make = _COMPILERS.get(op.f) if op.f in functions else None
+        return _never if make is None else make(op)
+
+    return compile_op
+
+
 REGISTER = SequentialModel(
     name="register",
     init=(None,),
@@ -105,6 +166,7 @@ REGISTER = SequentialModel(
     partition=_by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "write"}),
+    compile_op=_compiler(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
@@ -116,6 +178,7 @@ CAS_REGISTER = SequentialModel(
     partition=_by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "write", "cas"}),
+    compile_op=_compiler(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
@@ -147,6 +210,7 @@ KV = SequentialModel(
     partition=_by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
+    compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.

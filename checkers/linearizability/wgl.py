@@ -208,18 +208,18 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
     tail = size - 1
     nxt = list(range(1, size + 1))
     prv = list(range(-1, size - 1))
-    is_call = [False] * size
-    op_of = [0] * size
-    match = [0] * size
+    code = [0] * size  # j >= 0: the call of op j; ~j < 0: its return
+    match = [0] * size  # call entry -> its return entry
     call_entry = [0] * n
-    for pos, (_, _, j, c) in enumerate(events, start=1):
-        is_call[pos] = c
-        op_of[pos] = j
-        if c:
+    for pos, (_, _, j, is_call) in enumerate(events, start=1):
+        if is_call:
+            code[pos] = j
             call_entry[j] = pos
         else:
+            code[pos] = ~j
             match[call_entry[j]] = pos
-    step = model.step
+    steps = [model.stepper(o) for o in ops]
+    bits = [1 << j for j in range(n)]
     state: Any = model.init
     linearized = 0
     stack: list[tuple[int, Any]] = []
@@ -228,23 +228,23 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
     best_states: tuple[Any, ...] = ()
     best_depth = -1
     failing = -1
-    iterations = 0
+    countdown = SLICE
     entry = nxt[0]
     while nxt[0] != tail:
-        iterations += 1
-        if iterations % SLICE == 0:
+        countdown -= 1
+        if not countdown:
+            countdown = SLICE
             yield len(cache)
-        if is_call[entry]:
-            j = op_of[entry]
-            new_state = step(state, ops[j])
+        j = code[entry]
+        if j >= 0:
+            new_state = steps[j](state)
             if new_state is not None:
-                new_linearized = linearized | (1 << j)
-                memo = (new_linearized, new_state)
+                memo = (linearized | bits[j], new_state)
                 if memo not in cache:
                     cache.add(memo)
                     stack.append((entry, state))
                     state = new_state
-                    linearized = new_linearized
+                    linearized = memo[0]
                     # lift the op: its call and its return leave the list
                     r = match[entry]
                     p, q = prv[entry], nxt[entry]
@@ -261,13 +261,13 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
             depth = len(stack)
             if depth > best_depth:
                 best_depth = depth
-                failing = op_of[entry]
-                best = tuple(op_of[e] for e, _ in stack)
+                failing = ~j
+                best = tuple(code[e] for e, _ in stack)
                 best_states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
             if not stack:
                 break
             entry, state = stack.pop()
-            linearized ^= 1 << op_of[entry]
+            linearized ^= bits[code[entry]]
             # unlift: put the return back, then the call (reverse order of the lift)
             r = match[entry]
             nxt[prv[r]] = r
@@ -276,7 +276,7 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
             prv[nxt[entry]] = entry
             entry = nxt[entry]
     if nxt[0] == tail:
-        order = tuple(op_of[e] for e, _ in stack)
+        order = tuple(code[e] for e, _ in stack)
         states = tuple(s for _, s in stack[1:]) + (state,)
         return PartitionResult(
             key=key,
