@@ -1,0 +1,106 @@
+"""CMS reconfiguration and INITIALIZE_CMS (the migration from gossip).
+
+Reconfiguration (Cassandra's PrepareCMSReconfiguration / AdvanceCMSReconfiguration): PREPARE only
+records the plan. Each ADVANCE takes one step, so the read and write sets differ by at most one
+node at any epoch: additions first (a node enters the write set, then - next epoch, after it has
+streamed the log - the read set), then removals (a node leaves both sets in one epoch). The ADVANCE
+that takes the last step also ends the reconfiguration. CANCEL drops write-only members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import evolve
+
+from impl.metadata.metadata import Metadata
+from impl.metadata.records import CMSState
+from impl.metadata.results import Accepted, Malformed, Rejected, Result, id_list, node_field
+from spec.nodes import NodeState, NodeVersion
+
+
+def prepare_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
+    add = id_list(t, "add", default=[])
+    remove = id_list(t, "remove", default=[])
+    if set(add) & set(remove):
+        raise Malformed("PREPARE_CMS_RECONFIGURATION: a node is both added and removed")
+    if m.cms.reconfiguring:
+        return Rejected("CMS: a reconfiguration is already in progress")
+    if not add and not remove:
+        return Rejected("CMS: empty reconfiguration")
+    for n in add:
+        rec = m.directory.get(n)
+        if rec is None:
+            return Rejected(f"CMS: {n} is not registered")
+        if rec.state is not NodeState.JOINED:
+            return Rejected(f"CMS: {n} must be JOINED to become a member, not {rec.state.value}")
+        if n in m.cms.writes:
+            return Rejected(f"CMS: {n} is already a member")
+    for n in remove:
+        if n not in m.cms.writes:
+            return Rejected(f"CMS: {n} is not a member")
+    if not (m.cms.writes | set(add)) - set(remove):
+        return Rejected("CMS: the reconfiguration would leave no members")
+    cms = evolve(
+        m.cms, reconfiguring=True, pending_add=tuple(sorted(add)), pending_remove=tuple(sorted(remove))
+    )
+    return Accepted(metadata=m.next(cms=cms), kind="PREPARE_CMS_RECONFIGURATION")
+
+
+def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
+    cms = m.cms
+    if not cms.reconfiguring:
+        return Rejected("CMS: no reconfiguration in progress")
+    streaming = cms.writes - cms.reads
+    if streaming:
+        cms = evolve(cms, reads=cms.reads | streaming)
+    elif cms.pending_add:
+        n, *rest = cms.pending_add
+        cms = evolve(cms, writes=cms.writes | {n}, pending_add=tuple(rest))
+    elif cms.pending_remove:
+        n, *rest = cms.pending_remove
+        cms = evolve(
+            cms, reads=cms.reads - {n}, writes=cms.writes - {n}, pending_remove=tuple(rest)
+        )
+    if not cms.pending_add and not cms.pending_remove and cms.reads == cms.writes:
+        cms = evolve(cms, reconfiguring=False)
+    return Accepted(metadata=m.next(cms=cms), kind="ADVANCE_CMS_RECONFIGURATION")
+
+
+def cancel_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
+    if not m.cms.reconfiguring:
+        return Rejected("CMS: no reconfiguration in progress")
+    cms = CMSState(reads=m.cms.reads, writes=m.cms.reads)
+    return Accepted(metadata=m.next(cms=cms), kind="CANCEL_CMS_RECONFIGURATION")
+
+
+def initialize_cms(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """The migration gates, in order, with Cassandra's messages (node ids stand for addresses)."""
+    node = node_field(t)
+    ignore = id_list(t, "ignore", default=[])
+    if node in ignore:
+        return Rejected(f"Can't ignore local host {node} when doing CMS migration")
+    missing = sorted(set(ignore) - set(m.directory))
+    if missing:
+        return Rejected(f"Ignored host(s) [{', '.join(missing)}] don't exist in the cluster")
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"INITIALIZE_CMS: {node} is not in the cluster")
+    if rec.state is not NodeState.JOINED:
+        return Rejected(f"Initial CMS node needs to be fully joined, not: {rec.state.value}")
+    for n in sorted(m.directory):
+        other = m.directory[n]
+        if n in ignore or other.state is NodeState.LEFT:
+            continue
+        if not NodeVersion(release=other.version).is_upgraded:
+            return Rejected(f"All nodes are not yet upgraded - {n} is running {other.version}")
+    if m.cms_initialized:
+        return Rejected("Can't upgrade from gossip since CMS is already initialized")
+    if m.migration_initiator is not None and m.migration_initiator != node:
+        return Rejected(f"Migration already initiated by {m.migration_initiator}")
+    cms = CMSState(reads=frozenset({node}), writes=frozenset({node}))
+    return Accepted(
+        metadata=m.next(cms=cms, cms_initialized=True, migration_initiator=None),
+        kind="INITIALIZE_CMS",
+    )

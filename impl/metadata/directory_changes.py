@@ -1,0 +1,83 @@
+"""REGISTER, UNREGISTER and ALTER_TOPOLOGY: changes to the directory that move no data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import evolve
+
+from impl.metadata.metadata import Metadata, placement_from_scratch
+from impl.metadata.records import DEFAULT_VERSION, NodeRecord
+from impl.metadata.results import Accepted, Malformed, Rejected, Result, node_field
+from impl.metadata.sequences import involved_in, params_in_use
+from spec.nodes import NodeState
+
+
+def register(m: Metadata, t: Mapping[str, Any]) -> Result:
+    doc = t.get("node")
+    if not isinstance(doc, Mapping):
+        raise Malformed("REGISTER: field 'node' must be an object with id, dc, rack")
+    for name in ("id", "dc", "rack"):
+        if not isinstance(doc.get(name), str) or not doc[name]:
+            raise Malformed(f"REGISTER: node field {name!r} must be a non-empty string")
+    version = doc.get("version", DEFAULT_VERSION)
+    if not isinstance(version, str) or not version:
+        raise Malformed("REGISTER: node field 'version' must be a non-empty string")
+    node = doc["id"]
+    if node in m.directory:
+        return Rejected(f"{node}: already registered")
+    rec = NodeRecord(
+        id=node, dc=doc["dc"], rack=doc["rack"], state=NodeState.REGISTERED, version=version
+    )
+    return Accepted(metadata=m.next(directory={**m.directory, node: rec}), kind="REGISTER")
+
+
+def unregister(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    if involved_in(m, node) is not None:
+        return Rejected(f"{node}: cannot unregister during a sequence")
+    if rec.state not in (NodeState.REGISTERED, NodeState.LEFT):
+        return Rejected(f"{node}: cannot unregister from state {rec.state.value}")
+    if node in m.cms.writes:
+        return Rejected(f"{node}: cannot unregister a CMS member")
+    directory = {n: r for n, r in m.directory.items() if n != node}
+    return Accepted(metadata=m.next(directory=directory), kind="UNREGISTER")
+
+
+def alter_topology(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """Change nodes' dc/rack; refused when it would change any placement (Cassandra's rule)."""
+    changes = t.get("changes")
+    if not isinstance(changes, list) or not changes:
+        raise Malformed("ALTER_TOPOLOGY: field 'changes' must be a non-empty list")
+    updates: dict[str, tuple[str, str]] = {}
+    for c in changes:
+        if not isinstance(c, Mapping):
+            raise Malformed("ALTER_TOPOLOGY: each change must be an object {node, dc, rack}")
+        node = node_field(c)
+        dc, rack = c.get("dc"), c.get("rack")
+        if not isinstance(dc, str) or not dc or not isinstance(rack, str) or not rack:
+            raise Malformed(f"ALTER_TOPOLOGY: {node}: dc and rack must be non-empty strings")
+        if node in updates:
+            raise Malformed(f"ALTER_TOPOLOGY: {node} changed twice")
+        updates[node] = (dc, rack)
+    for node in updates:
+        if node not in m.directory:
+            return Rejected(f"ALTER_TOPOLOGY: {node} is not registered")
+    if m.sequences:
+        return Rejected(
+            f"ALTER_TOPOLOGY: not allowed while a sequence is in progress ({min(m.sequences)})"
+        )
+    tm = m.token_map.relocated(updates)
+    for key, params in sorted(params_in_use(m).items()):
+        fresh = placement_from_scratch(params, tm)
+        if not fresh.same_as(m.placements[key]):
+            names = sorted(n for n, ks in m.keyspaces.items() if ks.replication.key == key)
+            return Rejected(f"ALTER_TOPOLOGY: would change the placements of keyspace {names[0]}")
+    directory = dict(m.directory)
+    for node, (dc, rack) in updates.items():
+        directory[node] = evolve(directory[node], dc=dc, rack=rack)
+    return Accepted(metadata=m.next(directory=directory, token_map=tm), kind="ALTER_TOPOLOGY")

@@ -1,0 +1,460 @@
+"""Multi-step topology operations: join, leave/remove, move, replace; cancel; unsafe one-epoch forms.
+
+Every operation is PREPARE -> START -> MID -> FINISH, one transformation and one epoch each:
+
+- PREPARE computes the target token map, the placements before and after (from scratch), and
+  keeps, per placement, the ranges whose replicas change (`TransitionEntry`). It cuts the
+  placements at the new tokens (no replica changes), locks the affected ranges (changed ranges,
+  the ranges it cut, and the ranges that FINISH's merge will produce), and sets the node state.
+- START adds the gaining replicas to write groups.
+- MID switches read groups to the after-replicas, in one epoch.
+- FINISH removes the losing replicas from write groups, updates the token map, merges ranges at
+  the tokens no longer in it, sets the final node states and unlocks.
+
+CANCEL_SEQUENCE undoes the applied steps in reverse in one epoch, undoes the PREPARE's cuts and
+unlocks. Steps are applied as deltas to the current placements, so sequences holding disjoint
+locks interleave freely.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import evolve
+
+from impl.metadata.metadata import Metadata, placement_from_scratch
+from impl.metadata.placement import Placement, transition
+from impl.metadata.records import JOIN, LEAVE, MOVE, REMOVE, REPLACE, STEPS, Sequence
+from impl.metadata.replication import ReplicationParams
+from impl.metadata.results import (
+    Accepted,
+    Malformed,
+    Rejected,
+    Result,
+    node_field,
+    token_list,
+)
+from impl.metadata.ring import TokenMap
+from spec.nodes import NodeState
+from spec.tokens import Range
+
+# Recently built target token maps, so that FINISH reuses the placements PREPARE computed.
+_TARGETS: OrderedDict[tuple[Any, ...], TokenMap] = OrderedDict()
+_TARGETS_MAX = 16
+
+
+def _interned(tm: TokenMap) -> TokenMap:
+    key = (tm.tokens, tm.owners, tuple(sorted(tm.locations.items())))
+    found = _TARGETS.get(key)
+    if found is not None:
+        _TARGETS.move_to_end(key)
+        return found
+    _TARGETS[key] = tm
+    if len(_TARGETS) > _TARGETS_MAX:
+        _TARGETS.popitem(last=False)
+    return tm
+
+
+def params_in_use(m: Metadata) -> dict[str, ReplicationParams]:
+    out: dict[str, ReplicationParams] = {}
+    for ks in m.keyspaces.values():
+        out.setdefault(ks.replication.key, ks.replication)
+    return out
+
+
+def involved_in(m: Metadata, node: str) -> Sequence | None:
+    """The sequence `node` takes part in, as its subject or as the node being replaced."""
+    seq = m.sequences.get(node)
+    if seq is not None:
+        return seq
+    for s in m.sequences.values():
+        if s.replaced == node:
+            return s
+    return None
+
+
+def _pending_tokens(m: Metadata) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for s in m.sequences.values():
+        if s.kind in (JOIN, MOVE):
+            for t in s.tokens:
+                out[t] = s.node
+    return out
+
+
+def _check_tokens_free(m: Metadata, node: str, tokens: Iterable[int]) -> Rejected | None:
+    pending = _pending_tokens(m)
+    for t in tokens:
+        owner = m.token_map.owner_of(t)
+        if owner is not None and owner != node:
+            return Rejected(f"{node}: token {t} is already owned by {owner}")
+        if t in pending:
+            return Rejected(f"{node}: token {t} is claimed by the sequence of {pending[t]}")
+    return None
+
+
+def _busy(m: Metadata, node: str) -> Rejected | None:
+    seq = involved_in(m, node)
+    if seq is None:
+        return None
+    if seq.node == node:
+        return Rejected(f"{node}: a {seq.kind} sequence is already in progress")
+    return Rejected(f"{node}: is being replaced by {seq.node}")
+
+
+def _range_around(bounds: tuple[int, ...], token: int) -> tuple[int, int]:
+    """The range of `bounds` containing `token` (the whole ring `(token, token]` if none)."""
+    from bisect import bisect_left
+
+    n = len(bounds)
+    if n == 0:
+        return (token, token)
+    i = bisect_left(bounds, token)
+    i = 0 if i == n else i
+    return (bounds[i - 1], bounds[i])
+
+
+def _intersects(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> bool:
+    ra = [Range(lo, hi) for lo, hi in a]
+    rb = [Range(lo, hi) for lo, hi in b]
+    return any(x.intersects(y) for x in ra for y in rb)
+
+
+def _prepare(
+    m: Metadata,
+    *,
+    kind: str,
+    node: str,
+    target: TokenMap,
+    tokens: tuple[int, ...],
+    split: tuple[int, ...],
+    merge: tuple[int, ...],
+    replaced: str | None,
+    states: Mapping[str, NodeState],
+) -> Result:
+    target = _interned(target)
+    transitions = {}
+    locked: dict[str, tuple[tuple[int, int], ...]] = {}
+    placements = dict(m.placements)
+    for key, params in params_in_use(m).items():
+        before = placement_from_scratch(params, m.token_map)
+        after = placement_from_scratch(params, target)
+        entries = transition(before.bounds, before.reads, after.bounds, after.reads)
+        current = m.placements[key]
+        ranges = {(e.left, e.right) for e in entries}
+        ranges.update(_range_around(current.bounds, t) for t in split)
+        ranges.update(_range_around(after.bounds, t) for t in merge)
+        transitions[key] = entries
+        if ranges:
+            locked[key] = tuple(sorted(ranges, key=lambda r: (r[1], r[0])))
+        placements[key] = current.split(split)
+    for other in sorted(m.sequences.values(), key=lambda s: s.node):
+        for key, mine in locked.items():
+            theirs = other.locked.get(key)
+            if theirs and _intersects(mine, theirs):
+                return Rejected(f"{node}: range lock conflict with sequence of {other.node}")
+    seq = Sequence(
+        kind=kind,
+        node=node,
+        next_step="START",
+        tokens=tokens,
+        replaced=replaced,
+        prior_state=m.directory[node].state,
+        transitions=transitions,
+        split=split,
+        merge=merge,
+        locked=locked,
+    )
+    directory = dict(m.directory)
+    for n, st in states.items():
+        directory[n] = evolve(directory[n], state=st)
+    return Accepted(
+        metadata=m.next(
+            directory=directory, placements=placements, sequences={**m.sequences, node: seq}
+        ),
+        kind=f"PREPARE_{'LEAVE' if kind == REMOVE else kind}",
+    )
+
+
+# -- PREPARE_* -------------------------------------------------------------------------------
+
+
+def prepare_join(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    tokens = token_list(t)
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    if (busy := _busy(m, node)) is not None:
+        return busy
+    if rec.state is not NodeState.REGISTERED:
+        return Rejected(f"{node}: cannot join from state {rec.state.value}")
+    if (taken := _check_tokens_free(m, node, tokens)) is not None:
+        return taken
+    return _prepare(
+        m,
+        kind=JOIN,
+        node=node,
+        target=m.token_map.with_tokens(node, tokens, rec.location),
+        tokens=tokens,
+        split=tokens,
+        merge=(),
+        replaced=None,
+        states={node: NodeState.BOOTSTRAPPING},
+    )
+
+
+def _rf_violation(m: Metadata, node: str) -> Rejected | None:
+    """Leaving/removing `node` must leave every DC with at least RF nodes (all nodes for Simple)."""
+    leaving = {s.node for s in m.sequences.values() if s.kind in (LEAVE, REMOVE)} | {node}
+    counts: dict[str, int] = {}
+    for n, (dc, _) in m.token_map.locations.items():
+        if n not in leaving:
+            counts[dc] = counts.get(dc, 0) + 1
+    for name in sorted(m.keyspaces):
+        params = m.keyspaces[name].replication
+        bad = params.min_nodes_violation(counts)
+        if bad is not None:
+            where, have, rf = bad
+            return Rejected(
+                f"{node}: leaving would leave {where} with {have} nodes, "
+                f"fewer than RF {rf} of keyspace {name}"
+            )
+    return None
+
+
+def prepare_leave(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    remove = t.get("remove", False)
+    if not isinstance(remove, bool):
+        raise Malformed("PREPARE_LEAVE: field 'remove' must be a boolean")
+    return _prepare_leave(m, node, remove)
+
+
+def _prepare_leave(m: Metadata, node: str, remove: bool) -> Result:
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    if (busy := _busy(m, node)) is not None:
+        return busy
+    if rec.state is not NodeState.JOINED:
+        verb = "be removed" if remove else "leave"
+        return Rejected(f"{node}: cannot {verb} from state {rec.state.value}")
+    if node in m.cms.writes:
+        return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
+    if (bad := _rf_violation(m, node)) is not None:
+        return bad
+    old = m.token_map.tokens_of(node)
+    return _prepare(
+        m,
+        kind=REMOVE if remove else LEAVE,
+        node=node,
+        target=m.token_map.without_node(node),
+        tokens=old,
+        split=(),
+        merge=old,
+        replaced=None,
+        states={node: NodeState.LEAVING},
+    )
+
+
+def prepare_move(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    tokens = token_list(t)
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    if (busy := _busy(m, node)) is not None:
+        return busy
+    if rec.state is not NodeState.JOINED:
+        return Rejected(f"{node}: cannot move from state {rec.state.value}")
+    if (taken := _check_tokens_free(m, node, tokens)) is not None:
+        return taken
+    old = m.token_map.tokens_of(node)
+    return _prepare(
+        m,
+        kind=MOVE,
+        node=node,
+        target=m.token_map.moved(node, tokens),
+        tokens=tokens,
+        split=tuple(x for x in tokens if x not in old),
+        merge=tuple(x for x in old if x not in tokens),
+        replaced=None,
+        states={node: NodeState.MOVING},
+    )
+
+
+def prepare_replace(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    replaced = node_field(t, "replaced")
+    if node == replaced:
+        raise Malformed("PREPARE_REPLACE: a node cannot replace itself")
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    old = m.directory.get(replaced)
+    if old is None:
+        return Rejected(f"{node}: replaced node {replaced} is not registered")
+    if (busy := _busy(m, node)) is not None:
+        return busy
+    if (busy := _busy(m, replaced)) is not None:
+        return Rejected(f"{node}: cannot replace {replaced}: {busy.reason}")
+    if rec.state is not NodeState.REGISTERED:
+        return Rejected(f"{node}: cannot replace from state {rec.state.value}")
+    if old.state is not NodeState.JOINED:
+        return Rejected(f"{node}: cannot replace {replaced} in state {old.state.value}")
+    return _prepare(
+        m,
+        kind=REPLACE,
+        node=node,
+        target=m.token_map.replaced(replaced, node, rec.location),
+        tokens=m.token_map.tokens_of(replaced),
+        split=(),
+        merge=(),
+        replaced=replaced,
+        states={node: NodeState.BOOT_REPLACING},
+    )
+
+
+# -- START_* / MID_* / FINISH_* -----------------------------------------------------------------
+
+_KIND_OF_STEP = {"JOIN": (JOIN,), "LEAVE": (LEAVE, REMOVE), "MOVE": (MOVE,), "REPLACE": (REPLACE,)}
+
+
+def step(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """START_X, MID_X, FINISH_X for X in JOIN, LEAVE, MOVE, REPLACE."""
+    kind = str(t["kind"])
+    step_name, op = kind.split("_", 1)
+    node = node_field(t)
+    seq = m.sequences.get(node)
+    if seq is None or seq.kind not in _KIND_OF_STEP[op] or seq.next_step != step_name:
+        return Rejected(f"{node}: {kind} out of order")
+    if step_name == "START":
+        placements = _apply(m, seq, "START")
+        nxt = evolve(seq, next_step="MID")
+        return Accepted(
+            metadata=m.next(placements=placements, sequences={**m.sequences, node: nxt}),
+            kind=kind,
+        )
+    if step_name == "MID":
+        placements = _apply(m, seq, "MID")
+        for key, p in placements.items():
+            if p is not m.placements[key] and not p.reads_within_writes():
+                return Rejected(f"{node}: {kind} would add a read replica that is not a write replica")
+        nxt = evolve(seq, next_step="FINISH")
+        return Accepted(
+            metadata=m.next(placements=placements, sequences={**m.sequences, node: nxt}),
+            kind=kind,
+        )
+    return Accepted(metadata=_finish(m, seq), kind=kind)
+
+
+def _apply(m: Metadata, seq: Sequence, step_name: str) -> dict[str, Placement]:
+    placements = dict(m.placements)
+    for key, entries in seq.transitions.items():
+        if key in placements:
+            placements[key] = placements[key].apply(entries, step_name)
+    return placements
+
+
+def _finish(m: Metadata, seq: Sequence) -> Metadata:
+    placements = _apply(m, seq, "FINISH")
+    node = seq.node
+    directory = dict(m.directory)
+    tm = m.token_map
+    cms = m.cms
+    if seq.kind == JOIN:
+        tm = tm.with_tokens(node, seq.tokens, directory[node].location)
+        directory[node] = evolve(directory[node], state=NodeState.JOINED)
+    elif seq.kind in (LEAVE, REMOVE):
+        tm = tm.without_node(node)
+        directory[node] = evolve(directory[node], state=NodeState.LEFT)
+    elif seq.kind == MOVE:
+        tm = tm.moved(node, seq.tokens)
+        directory[node] = evolve(directory[node], state=NodeState.JOINED)
+    else:
+        assert seq.replaced is not None
+        tm = tm.replaced(seq.replaced, node, directory[node].location)
+        directory[node] = evolve(directory[node], state=NodeState.JOINED)
+        directory[seq.replaced] = evolve(directory[seq.replaced], state=NodeState.LEFT)
+        cms = _swap_cms_member(cms, seq.replaced, node)
+    if seq.merge:
+        for key in placements:
+            placements[key] = placements[key].merge(seq.merge)
+    sequences = {n: s for n, s in m.sequences.items() if n != node}
+    return m.next(
+        directory=directory,
+        token_map=_interned(tm),
+        placements=placements,
+        sequences=sequences,
+        cms=cms,
+    )
+
+
+def _swap_cms_member(cms: Any, old: str, new: str) -> Any:
+    if old not in cms.writes:
+        return cms
+
+    def swap(s: frozenset[str]) -> frozenset[str]:
+        return (s - {old}) | {new} if old in s else s
+
+    return evolve(cms, reads=swap(cms.reads), writes=swap(cms.writes))
+
+
+# -- CANCEL_SEQUENCE -----------------------------------------------------------------------------
+
+
+def cancel_sequence(m: Metadata, t: Mapping[str, Any]) -> Result:
+    node = node_field(t)
+    seq = m.sequences.get(node)
+    if seq is None:
+        return Rejected(f"{node}: no sequence in progress to cancel")
+    placements = dict(m.placements)
+    done = seq.steps_done()
+    for key, entries in seq.transitions.items():
+        if key not in placements:
+            continue
+        p = placements[key]
+        for step_name in reversed(done):
+            if step_name != "FINISH":
+                p = p.apply(entries, step_name, undo=True)
+        placements[key] = p
+    if seq.split:
+        for key in placements:
+            placements[key] = placements[key].merge(seq.split)
+    directory = dict(m.directory)
+    directory[node] = evolve(directory[node], state=seq.prior_state)
+    sequences = {n: s for n, s in m.sequences.items() if n != node}
+    return Accepted(
+        metadata=m.next(directory=directory, placements=placements, sequences=sequences),
+        kind="CANCEL_SEQUENCE",
+    )
+
+
+# -- one-epoch unsafe forms ----------------------------------------------------------------------
+
+
+def _all_steps(m: Metadata, first: Result, op: str, kind: str) -> Result:
+    if isinstance(first, Rejected):
+        return first
+    cur = first.metadata
+    node = next(iter(set(cur.sequences) - set(m.sequences)))
+    for step_name in STEPS:
+        r = step(cur, {"kind": f"{step_name}_{op}", "node": node})
+        if isinstance(r, Rejected):
+            return r
+        cur = r.metadata
+    return Accepted(metadata=evolve(cur, epoch=m.epoch + 1, _digest=[]), kind=kind)
+
+
+def unsafe_join(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """All four join steps in one epoch (Cassandra's UnsafeJoin); the same checks as a join."""
+    return _all_steps(m, prepare_join(m, t), "JOIN", "UNSAFE_JOIN")
+
+
+def assassinate(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """Removal of a dead node in one epoch (Cassandra's Assassinate): a removenode's four steps."""
+    node = node_field(t)
+    return _all_steps(m, _prepare_leave(m, node, True), "LEAVE", "ASSASSINATE")
