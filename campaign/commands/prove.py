@@ -1,14 +1,126 @@
-"""`tcmcheck prove` (placeholder until its issue lands)."""
+"""`tcmcheck prove TOPOLOGY.json [--ops OPS.json]`: Z3 proof of read/write quorum intersection.
+
+Runs the spec over the operations, turns its states into the prover's `History`, calls one
+prover (`checkers.quorum.z3prover.prove_history`, or `barrier.prove_barrier` with `--barrier`)
+and maps the verdict: exit 0 proved, 1 counterexample, 2 bad input, 3 unknown (solver gave up).
+JSON on stdout when it is not a terminal (or with `--json`); a rich summary otherwise.
+"""
 
 from __future__ import annotations
+
+import json
+import sys
 
 import click
 
 from campaign.errors import BadInput
+from campaign.formats.ops import load_operations
+from campaign.formats.topology import load_topology
+from checkers.quorum.barrier import prove_barrier
+from checkers.quorum.from_spec import history_from_states
+from checkers.quorum.levels import parse_level
+from checkers.quorum.model import History
+from checkers.quorum.render import describe, describe_cause, verdict_json
+from checkers.quorum.verdict import UNSAFE_BY_DESIGN, Verdict
+from checkers.quorum.z3prover import prove_history
+from spec.consistency import ConsistencyLevel
+from spec.operations import run_operations
+
+EXIT = {True: 0, False: 1, "unknown": 3}
+SHOWN = 20  # counterexamples listed in the terminal summary
 
 
-@click.command(name="prove", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def prove(args: tuple[str, ...]) -> int:
-    """Not implemented yet."""
-    raise BadInput("prove is not implemented yet")
+def _level(option: str, name: str) -> ConsistencyLevel:
+    try:
+        return parse_level(name)
+    except ValueError as e:
+        raise BadInput(f"{option}: {e}") from None
+
+
+def _dc(option: str, dc: str | None, history: History) -> str | None:
+    if dc is not None and dc not in history.dc_names():
+        raise BadInput(f"{option}: unknown datacenter {dc!r} (known: {', '.join(history.dc_names())})")
+    return dc
+
+
+@click.command(name="prove")
+@click.argument("topology", type=click.Path(dir_okay=False))
+@click.option("--ops", "ops_path", type=click.Path(dir_okay=False), help="OPS.json: operations to run in order.")
+@click.option("--read-cl", default="QUORUM", show_default=True, help="Consistency level of reads.")
+@click.option("--write-cl", default="QUORUM", show_default=True, help="Consistency level of writes.")
+@click.option("--window", type=int, default=1, show_default=True,
+              help="Check every pair of epochs at most this many apart (1: consecutive).")
+@click.option("--local-dc", default=None, help="Coordinators' DC for LOCAL_* levels (default: try every DC).")
+@click.option("--read-dc", default=None, help="Read coordinator's DC (default: --local-dc).")
+@click.option("--write-dc", default=None, help="Write coordinator's DC (default: --local-dc).")
+@click.option("--barrier", is_flag=True,
+              help="Prove the progress-barrier theorem: a coordinator lagging any number of epochs "
+                   "cannot complete a request that misses a quorum taken at the newest epoch.")
+@click.option("--barrier-cl", default="EACH_QUORUM", show_default=True,
+              help="Consistency level of the progress barrier (with --barrier).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON even on a terminal.")
+def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, window: int,
+          local_dc: str | None, read_dc: str | None, write_dc: str | None, barrier: bool,
+          barrier_cl: str, as_json: bool) -> int:
+    """Prove that read and write quorums intersect across epochs (Z3)."""
+    reads, writes = _level("--read-cl", read_cl), _level("--write-cl", write_cl)
+    barrier_level = _level("--barrier-cl", barrier_cl)
+    if window < 0:
+        raise BadInput(f"--window must not be negative, got {window}")
+    topo = load_topology(topology)
+    ops = load_operations(ops_path, topo) if ops_path else ()
+    run = run_operations(topo, ops)
+    if run.rejection is not None:
+        kind = run.rejected.kind if run.rejected is not None else "?"
+        raise BadInput(f"{ops_path}: the spec rejected {kind}: {run.rejection}")
+    history = history_from_states(run.states)
+    local = _dc("--local-dc", local_dc, history)
+    rdc = _dc("--read-dc", read_dc, history) or local
+    wdc = _dc("--write-dc", write_dc, history) or local
+    if barrier:
+        verdict = prove_barrier(history, read_cl=reads, write_cl=writes, barrier_cl=barrier_level,
+                                read_dc=rdc, write_dc=wdc, window=window)
+    else:
+        verdict = prove_history(history, read_cl=reads, write_cl=writes, window=window,
+                                read_dc=rdc, write_dc=wdc)
+    if as_json or not sys.stdout.isatty():
+        click.echo(json.dumps(verdict_json(verdict)))
+        if verdict.cause == UNSAFE_BY_DESIGN:
+            click.echo(f"tcmcheck: note: {describe_cause(verdict)}", err=True)
+    else:
+        _summary(verdict, reads, writes, window, barrier, barrier_level)
+    return EXIT[verdict.valid]
+
+
+def _summary(v: Verdict, reads: ConsistencyLevel, writes: ConsistencyLevel, window: int,
+             barrier: bool, barrier_level: ConsistencyLevel) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    what = (f"progress barrier at {barrier_level.name}" if barrier else f"window {window}")
+    head = f"reads {reads.name}, writes {writes.name}, {what}: {v.checked} checks, {v.solver_calls} solver calls"
+    if v.valid is True:
+        console.print(f"[bold green]proved[/] — {head}")
+        return
+    colour = "red" if v.valid is False else "yellow"
+    console.print(f"[bold {colour}]{'counterexample' if v.valid is False else 'unknown'}[/] — {head}")
+    console.print(describe_cause(v))
+    if not v.counterexamples:
+        return
+    table = Table(show_lines=False)
+    for col in ("keyspace", "range", "read epoch", "read quorum", "write epoch", "write quorum", "note"):
+        table.add_column(col)
+    for c in v.counterexamples[:SHOWN]:
+        note = "same epoch (by design)" if c.by_design else ""
+        if c.knowledge:
+            note = "seen: " + " ".join(f"{n}@{e}" for n, e in c.knowledge)
+        if c.read_dc or c.write_dc:
+            note = (note + f" reads@{c.read_dc} writes@{c.write_dc}").strip()
+        table.add_row(c.keyspace, f"({c.range.left}, {c.range.right}]", str(c.read_epoch),
+                      "{" + ", ".join(c.read_quorum) + "}", str(c.write_epoch),
+                      "{" + ", ".join(c.write_quorum) + "}", note)
+    console.print(table)
+    if len(v.counterexamples) > SHOWN:
+        console.print(f"… and {len(v.counterexamples) - SHOWN} more (use --json for all)")
+    console.print(describe(v.counterexamples[0]))

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 
 from checkers.quorum.levels import QuorumRule, majority_rule
 from checkers.quorum.model import History
-from checkers.quorum.verdict import CMS_KEYSPACE
+from checkers.quorum.search import DisjointSearch, Witness
+from checkers.quorum.verdict import CMS_KEYSPACE, Counterexample
 from spec.tokens import MIN_TOKEN, Range
 
-__all__ = ["CMS_KEYSPACE", "CMS_RANGE", "cms_obligations"]
+__all__ = ["CMS_KEYSPACE", "CMS_RANGE", "check_cms", "cms_obligations"]
 
 CMS_RANGE = Range(MIN_TOKEN, MIN_TOKEN)
 
@@ -31,3 +32,18 @@ def cms_obligations(history: History, window: int) -> Iterator[tuple[int, int, Q
             for r, w in pairs:
                 if r.cms_reads and w.cms_writes:
                     yield r.epoch, w.epoch, majority_rule(r.cms_reads), majority_rule(w.cms_writes)
+
+
+def check_cms(history: History, window: int, search: DisjointSearch) -> tuple[int, list[Counterexample], bool]:
+    """Run the CMS obligations: (checks made, counterexamples, whether any answer was unknown)."""
+    checked, unknown = 0, False
+    found: list[Counterexample] = []
+    for r_epoch, w_epoch, rr, wr in cms_obligations(history, window):
+        checked += 1
+        outcome = search(rr, wr)
+        if isinstance(outcome, Witness):
+            found.append(Counterexample(keyspace=CMS_KEYSPACE, range=CMS_RANGE, read_epoch=r_epoch,
+                                        write_epoch=w_epoch, read_quorum=outcome.read_quorum,
+                                        write_quorum=outcome.write_quorum))
+        unknown = unknown or outcome == "unknown"
+    return checked, found, unknown

@@ -17,11 +17,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from checkers.quorum.cms import CMS_RANGE, cms_obligations
+from checkers.quorum.cms import check_cms
 from checkers.quorum.levels import DC_DEPENDENT, QuorumRule, read_rule, write_rule
 from checkers.quorum.model import History, KeyspacePlacement, RangeGroups, ReplicationParams
 from checkers.quorum.search import DisjointSearch, Witness
-from checkers.quorum.verdict import CMS_KEYSPACE, Counterexample, Verdict, verdict_of
+from checkers.quorum.verdict import Counterexample, Verdict, verdict_of
 from spec.consistency import ConsistencyLevel
 from spec.tokens import Range, ring_ranges
 
@@ -145,12 +145,8 @@ def prove_pairs(
                                        write_quorum=wit.write_quorum, read_dc=rdc, write_dc=wdc)
                         for piece, rdc, wdc, wit in failures
                     )
-    for r_epoch, w_epoch, rr, wr in cms_obligations(history, window):
-        checked += 1
-        outcome = search(rr, wr)
-        if isinstance(outcome, Witness):
-            found.append(Counterexample(keyspace=CMS_KEYSPACE, range=CMS_RANGE, read_epoch=r_epoch,
-                                        write_epoch=w_epoch, read_quorum=outcome.read_quorum,
-                                        write_quorum=outcome.write_quorum))
-        any_unknown = any_unknown or outcome == "unknown"
+    cms_checked, cms_found, cms_unknown = check_cms(history, window, search)
+    checked += cms_checked
+    found.extend(cms_found)
+    any_unknown = any_unknown or cms_unknown
     return verdict_of(found, checked=checked, solver_calls=search.calls, unknown=any_unknown)

@@ -1,0 +1,291 @@
+"""The progress barrier: a coordinator lagging any number of epochs cannot miss the newest quorum.
+
+The CEP closes "Catching Up" with: *for any range and any majority of nodes that currently
+replicate or have previously replicated it, a coordinator that is lagging behind by an arbitrary
+number of epochs, will not be able to collect a quorum for read or write that is inconsistent
+with a quorum obtained using metadata that is up to date with the latest epoch affecting
+replication of that range.* This module proves that statement (or finds the counterexample)
+for every range of every keyspace of a history.
+
+Model. Per piece of the common refinement of all epochs' range boundaries, the history of the
+piece is a sequence of *versions* v_0 … v_n: maximal runs of epochs with the same replication
+parameters, read group and write group. Every node has a knowledge level: the newest version it
+has seen. Then, for a stale version i and a newest version m > i:
+
+1. Progress barrier. Version j+1 was committed only after a barrier-CL quorum of the affected
+   replicas of v_j (its read group ∪ write group; Cassandra's `ProgressBarrier` counts over
+   these replicas themselves) acknowledged v_j, i.e. know ≥ j. This holds for every j < m.
+   (Assumption: every change of a range's groups is a step guarded by a barrier, as join,
+   leave, move and replace steps are; a barrier on an epoch that does not change the range is
+   a barrier on the version that epoch belongs to.)
+2. Catch-up. Every message carries the sender's epoch, so a replica that knows a version newer
+   than i reveals it to the stale coordinator, which catches up and fails or re-plans the
+   request. A stale request therefore *completes at version i* only if every replica in its
+   quorum knows no version newer than i.
+3. Conflict. The stale quorum (valid at v_i under its CL) and a quorum taken at v_m (valid there
+   under the other CL) share no replica: a read at i vs a write at m, or a write at i vs a read
+   at m.
+
+The theorem holds for the range when 1 ∧ 2 ∧ 3 is unsatisfiable for every i < m ≤ n. Barrier
+constraints for j < i are dropped: they only ask for knowledge ≥ j, which the stale replicas
+(knowledge i) and everyone else can give. Lag 0 (i = m) is the ordinary same-epoch check.
+
+Encoding (z3, exact, over classes of interchangeable nodes as in `z3prover`). Nodes are grouped
+by membership in every set involved (the stale rule's group and requirement populations, the
+fresh rule's, and each barrier's). Levels are i, i+1, …, m, where level i stands for "knows
+nothing newer than v_i". Per class c of size N_c:
+
+    n[c,l] >= 0, sum over l of n[c,l] = N_c          nodes of c at knowledge level l
+    0 <= s[c] <= n[c,i]  (0 if c is not in the stale group)     stale quorum: only level-i nodes
+    0 <= f[c] <= N_c - s[c]  (0 if c is not in the fresh group) fresh quorum, disjoint from it
+    0 <= b[j,c] <= sum over l >= j of n[c,l]  (0 if c is not affected at v_j)  barrier j acks
+    every requirement (among, k) of each rule:  sum of its variables over classes in among >= k
+
+A model fills each class deterministically (ids sorted): the first n[c,i] nodes at level i, the
+next at i+1, and so on; the stale quorum is the first s[c] nodes, the fresh quorum and the
+barrier quorums are taken from the end of the class, so all constraints hold concretely.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import z3
+from attrs import frozen
+
+from checkers.quorum.cms import check_cms
+from checkers.quorum.levels import QuorumRule, barrier_rule, read_rule, write_rule
+from checkers.quorum.model import History, KeyspacePlacement, RangeGroups, ReplicationParams
+from checkers.quorum.pairs import coordinator_dcs
+from checkers.quorum.search import Witness, node_classes
+from checkers.quorum.verdict import (
+    STALE_COORDINATOR,
+    Counterexample,
+    Verdict,
+    verdict_of,
+)
+from checkers.quorum.z3prover import Z3Search
+from spec.consistency import ConsistencyLevel
+from spec.tokens import Range, ring_ranges
+
+
+@frozen(kw_only=True)
+class Version:
+    """A maximal run of epochs in which one range keeps its parameters and groups."""
+
+    first_epoch: int
+    params: ReplicationParams
+    reads: frozenset[str]
+    writes: frozenset[str]
+
+    def same_groups(self, other: Version) -> bool:
+        return (self.params, self.reads, self.writes) == (other.params, other.reads, other.writes)
+
+
+@frozen(kw_only=True)
+class StaleWitness:
+    """Disjoint stale and fresh quorums, and the knowledge level (a version index) of their nodes."""
+
+    stale: tuple[str, ...]
+    fresh: tuple[str, ...]
+    knowledge: tuple[tuple[str, int], ...]
+
+
+def stale_conflict(stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[QuorumRule]) -> StaleWitness | None | str:
+    """Solve one (i, m) problem; `barriers[k]` is the barrier on version i + k (k < m - i).
+
+    Knowledge levels in the witness are offsets from i (0 = knows nothing newer than v_i).
+    Returns None when unsatisfiable (the theorem holds for this pair), or "unknown".
+    """
+    if not (stale.satisfiable and fresh.satisfiable):
+        return None
+    sets: list[frozenset[str]] = [stale.group, *(r.among for r in stale.requirements),
+                                  fresh.group, *(r.among for r in fresh.requirements)]
+    fresh_at = 1 + len(stale.requirements)
+    barrier_at: list[int] = []
+    for b in barriers:
+        barrier_at.append(len(sets))
+        sets.extend([b.group, *(r.among for r in b.requirements)])
+    classes = node_classes(sets)
+    levels = len(barriers) + 1
+    solver = z3.SolverFor("QF_LIA")
+    n = [[z3.Int(f"n{c}_{lv}") for lv in range(levels)] for c in range(len(classes))]
+    s = [z3.Int(f"s{c}") for c in range(len(classes))]
+    f = [z3.Int(f"f{c}") for c in range(len(classes))]
+    acks = [[z3.Int(f"b{j}_{c}") for c in range(len(classes))] for j in range(len(barriers))]
+    for c, (sig, nodes) in enumerate(classes):
+        size = len(nodes)
+        solver.add(*(x >= 0 for x in n[c]), z3.Sum(n[c]) == size)
+        solver.add(s[c] >= 0, s[c] <= (n[c][0] if sig[0] else 0))
+        solver.add(f[c] >= 0, f[c] <= (size - s[c] if sig[fresh_at] else 0))
+        for j, at in enumerate(barrier_at):
+            solver.add(acks[j][c] >= 0, acks[j][c] <= (z3.Sum(n[c][j:]) if sig[at] else 0))
+
+    def require(vars_: Sequence[z3.ArithRef], first_req: int, rule: QuorumRule) -> None:
+        for k, req in enumerate(rule.requirements):
+            members = [v for (sig, _), v in zip(classes, vars_, strict=True) if sig[first_req + k]]
+            solver.add(z3.Sum(members or [z3.IntVal(0)]) >= req.count)
+
+    require(s, 1, stale)
+    require(f, fresh_at + 1, fresh)
+    for j, at in enumerate(barrier_at):
+        require(acks[j], at + 1, barriers[j])
+    answer = solver.check()
+    if answer == z3.unsat:
+        return None
+    if answer != z3.sat:
+        return "unknown"
+    model = solver.model()
+
+    def val(x: z3.ArithRef) -> int:
+        return int(model.eval(x, model_completion=True).as_long())
+
+    stale_q: list[str] = []
+    fresh_q: list[str] = []
+    level_of: dict[str, int] = {}
+    for c, (_, nodes) in enumerate(classes):
+        at = 0
+        for lv in range(levels):
+            count = val(n[c][lv])
+            for node in nodes[at:at + count]:
+                level_of[node] = lv
+            at += count
+        stale_q.extend(nodes[:val(s[c])])
+        fc = val(f[c])
+        fresh_q.extend(nodes[len(nodes) - fc:] if fc else ())
+    stale_q = _minimal(stale, stale_q)
+    fresh_q = _minimal(fresh, fresh_q)
+    shown = sorted(set(stale_q) | set(fresh_q))
+    return StaleWitness(stale=tuple(sorted(stale_q)), fresh=tuple(sorted(fresh_q)),
+                        knowledge=tuple((node, level_of[node]) for node in shown))
+
+
+def _minimal(rule: QuorumRule, quorum: list[str]) -> list[str]:
+    """Drop members (in sorted order) the rule does not need: a witness without bystanders."""
+    kept = sorted(quorum)
+    for node in sorted(quorum):
+        trial = [x for x in kept if x != node]
+        if rule.accepts(trial):
+            kept = trial
+    return kept
+
+
+def versions(placements: Sequence[tuple[int, KeyspacePlacement]], token: int) -> tuple[Version, ...]:
+    """The versions of the range holding `token`, over `(epoch, placement)` in epoch order."""
+    out: list[Version] = []
+    for epoch, ks in placements:
+        g: RangeGroups = ks.at_token(token)
+        v = Version(first_epoch=epoch, params=ks.replication, reads=g.reads, writes=g.writes)
+        if not out or not out[-1].same_groups(v):
+            out.append(v)
+    return tuple(out)
+
+
+def prove_barrier(
+    history: History,
+    *,
+    read_cl: ConsistencyLevel = ConsistencyLevel.QUORUM,
+    write_cl: ConsistencyLevel = ConsistencyLevel.QUORUM,
+    barrier_cl: ConsistencyLevel = ConsistencyLevel.EACH_QUORUM,
+    read_dc: str | None = None,
+    write_dc: str | None = None,
+    window: int = 1,
+) -> Verdict:
+    """Prove the closing theorem of "Catching Up" for every range of every keyspace.
+
+    Counterexamples with `read_epoch != write_epoch` carry the `knowledge` (epoch each shown
+    replica has seen) that lets the stale request complete. The CMS read/write sets are checked
+    pairwise within `window`, as in `z3prover.prove_history`. A LOCAL_* barrier counts in the
+    read coordinator's DC.
+    """
+    combos = coordinator_dcs(history, read_cl, write_cl, read_dc, write_dc)
+    dc_of = history.dc_map()
+    names = sorted({name for e in history.epochs for name in e.keyspace_names()})
+    found: list[Counterexample] = []
+    checked = 0
+    unknown = False
+    search = Z3Search()
+    memo: dict[tuple[tuple[Version, ...], str | None, str | None], list[_Result]] = {}
+
+    def rules_at(v: Version, rdc: str | None, wdc: str | None) -> tuple[QuorumRule, QuorumRule]:
+        return (read_rule(read_cl, v.params, v.reads, dc_of, rdc),
+                write_rule(write_cl, v.params, v.reads, v.writes, dc_of, wdc))
+
+    for name in names:
+        placements = [(e.epoch, ks) for e in history.epochs if (ks := e.keyspace(name)) is not None]
+        cuts = {t for _, ks in placements for t in ks.rights}
+        for piece in ring_ranges(tuple(cuts)):
+            vs = versions(placements, piece.right)
+            for rdc, wdc in combos:
+                key = (tuple(Version(first_epoch=0, params=v.params, reads=v.reads, writes=v.writes) for v in vs),
+                       rdc, wdc)
+                results = memo.get(key)
+                if results is None:
+                    results = memo[key] = _range_results(vs, rdc, wdc, rules_at, barrier_cl, dc_of, search)
+                checked += _obligations(len(vs))
+                for i, m, stale_reads, outcome in results:
+                    if outcome == "unknown":
+                        unknown = True
+                        continue
+                    found.append(_counterexample(name, piece, vs, i, m, stale_reads, outcome, rdc, wdc))
+                if results:
+                    break  # one DC pair's failures are enough for this piece
+    cms_checked, cms_found, cms_unknown = check_cms(history, window, search)
+    checked += cms_checked
+    found.extend(cms_found)
+    unknown = unknown or cms_unknown
+    return verdict_of(found, checked=checked, solver_calls=search.calls, unknown=unknown,
+                      across_epochs_cause=STALE_COORDINATOR)
+
+
+def _obligations(n_versions: int) -> int:
+    """Same-version checks (one per version) plus two directions per stale/newest pair."""
+    return n_versions + n_versions * (n_versions - 1)
+
+
+_Result = tuple[int, int, bool, "Witness | StaleWitness | str"]
+
+
+def _range_results(
+    vs: Sequence[Version],
+    rdc: str | None,
+    wdc: str | None,
+    rules_at: Callable[[Version, str | None, str | None], tuple[QuorumRule, QuorumRule]],
+    barrier_cl: ConsistencyLevel,
+    dc_of: Mapping[str, str],
+    search: Z3Search,
+) -> list[_Result]:
+    """Every failing (stale i, newest m, stale side reads?, witness) of one range's versions."""
+    results: list[_Result] = []
+    rules = [rules_at(v, rdc, wdc) for v in vs]
+    barriers = [barrier_rule(barrier_cl, v.reads | v.writes, dc_of, rdc) for v in vs]
+    for m in range(len(vs)):
+        same = search(rules[m][0], rules[m][1])
+        if same is not None:
+            results.append((m, m, True, same))
+        for i in range(m):
+            for stale_reads in (True, False):
+                stale = rules[i][0] if stale_reads else rules[i][1]
+                fresh = rules[m][1] if stale_reads else rules[m][0]
+                conflict = stale_conflict(stale, fresh, barriers[i:m])
+                if conflict is not None:
+                    results.append((i, m, stale_reads, conflict))
+    return results
+
+
+def _counterexample(name: str, piece: Range, vs: Sequence[Version], i: int, m: int, stale_reads: bool,
+                    outcome: Witness | StaleWitness | str, rdc: str | None, wdc: str | None) -> Counterexample:
+    if isinstance(outcome, Witness):  # same version: an ordinary disjoint pair
+        return Counterexample(keyspace=name, range=piece, read_epoch=vs[m].first_epoch,
+                              write_epoch=vs[m].first_epoch, read_quorum=outcome.read_quorum,
+                              write_quorum=outcome.write_quorum, read_dc=rdc, write_dc=wdc)
+    assert isinstance(outcome, StaleWitness)
+    knowledge = tuple((node, vs[i + lv].first_epoch) for node, lv in outcome.knowledge)
+    stale_epoch, fresh_epoch = vs[i].first_epoch, vs[m].first_epoch
+    if stale_reads:
+        return Counterexample(keyspace=name, range=piece, read_epoch=stale_epoch, write_epoch=fresh_epoch,
+                              read_quorum=outcome.stale, write_quorum=outcome.fresh, read_dc=rdc,
+                              write_dc=wdc, knowledge=knowledge)
+    return Counterexample(keyspace=name, range=piece, read_epoch=fresh_epoch, write_epoch=stale_epoch,
+                          read_quorum=outcome.fresh, write_quorum=outcome.stale, read_dc=rdc,
+                          write_dc=wdc, knowledge=knowledge)
