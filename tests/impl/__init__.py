@@ -1,0 +1,1 @@
+"""Tests of impl/: the simulated distributed implementation and its metadata engine."""

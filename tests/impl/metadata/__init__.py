@@ -1,0 +1,1 @@
+"""Tests of impl/metadata: placements, sequences, schema, CMS, snapshots."""
