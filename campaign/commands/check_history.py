@@ -1,14 +1,174 @@
-"""`tcmcheck check-history` (placeholder until its issue lands)."""
+"""`tcmcheck check-history FILE`: is a recorded history linearizable?
+
+Parses the file (`campaign/formats/history*.py`), calls the WGL checker once, and maps its
+verdict to an exit status: 0 linearizable, 1 not (the smallest failing sub-history is printed),
+2 bad input, 3 unknown (the time or memory limit ran out).
+"""
 
 from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import click
 
 from campaign.errors import BadInput
+from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
+from checkers.linearizability.explain import explain
+from checkers.linearizability.frozen import thaw
+from checkers.linearizability.history import HistoryError, Op, Operation, pair
+from checkers.linearizability.log_fast import commit_outcome
+from checkers.linearizability.model import MODELS, SequentialModel, with_initial
+from checkers.linearizability.verdict import Verdict
+from checkers.linearizability.wgl import DEFAULT_MAX_CACHE, check_operations
+
+EXIT = {True: 0, False: 1, "unknown": 3}
 
 
-@click.command(name="check-history", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def check_history(args: tuple[str, ...]) -> int:
-    """Not implemented yet."""
-    raise BadInput("check-history is not implemented yet")
+@click.command(name="check-history")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--model", "model_name", type=click.Choice(sorted(MODELS)), default=None,
+              help="Sequential model (default: implied by the format or the ops' f).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="History format (default: detected from the file).")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds before giving up with 'unknown' (exit 3).")
+@click.option("--max-states", type=int, default=DEFAULT_MAX_CACHE, show_default=True,
+              help="Memo entries before giving up with 'unknown' (bounds memory).")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a self-contained HTML timeline of the history and the verdict.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+def check_history(
+    file: Path,
+    model_name: str | None,
+    fmt: str | None,
+    timeout: float,
+    max_states: int,
+    html_out: Path | None,
+    as_json: bool,
+) -> int:
+    """Check that the history in FILE is linearizable (Jepsen-style, WGL search)."""
+    if timeout <= 0:
+        raise BadInput(f"--timeout must be positive, got {timeout}")
+    parsed = read_history(file, fmt)
+    model = MODELS[model_name or infer_model(parsed)]
+    if parsed.has_initial:
+        model = with_initial(model, parsed.initial)
+    operations = load_operations(parsed, model)
+    verdict = check_operations(
+        model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
+    )
+    if html_out is not None:
+        from checkers.linearizability.html import render_html
+
+        page = render_html(verdict, model, title=file.name)
+        try:
+            html_out.write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise BadInput(f"cannot write {html_out}: {e.strerror}") from None
+    if as_json:
+        click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
+    else:
+        click.echo(explain(verdict, model))
+        if verdict.valid is False and verdict.evidence.window_history:
+            click.echo("Failing sub-history (JSONL):")
+            for op in verdict.evidence.window_history:
+                click.echo(json.dumps(op_json(op), sort_keys=True))
+    return EXIT[verdict.valid]
+
+
+def load_operations(parsed: ParsedHistory, model: SequentialModel) -> tuple[Operation, ...]:
+    """Pair the events and check every op is one the model can step; `BadInput` names the line."""
+    lines = parsed.lines
+    for op, line in zip(parsed.ops, lines, strict=True):
+        if op.f not in model.functions:
+            raise BadInput(
+                f"line {line}: f {op.f!r} is not an operation of the {model.name} model "
+                f"(one of {', '.join(sorted(model.functions))}; see --model)"
+            )
+    try:
+        operations = pair(parsed.ops)
+    except HistoryError as e:
+        raise BadInput(f"line {lines[e.index]}: {e.message}") from None
+    for o in operations:
+        problem = _problem(model, o)
+        if problem is not None:
+            at = lines[o.ret] if problem[0] == "ret" and o.ret is not None else lines[o.call]
+            raise BadInput(f"line {at}: {problem[1]}")
+    return operations
+
+
+def _problem(model: SequentialModel, o: Operation) -> tuple[str, str] | None:
+    if o.f == "cas" and not (isinstance(o.input, tuple) and len(o.input) == 2):
+        return ("call", f"a cas takes [expected, new], got {thaw(o.input)!r}")
+    if o.f == "append" and not isinstance(o.input, str):
+        return ("call", f"append takes a string, got {thaw(o.input)!r}")
+    if model.name == "log" and o.f == "commit":
+        try:
+            commit_outcome(o.output)
+        except ValueError as e:
+            return ("ret", str(e))
+    if (
+        model.name == "log"
+        and o.f == "read"
+        and o.ret is not None
+        and (not isinstance(o.output, int) or isinstance(o.output, bool))
+    ):
+        return ("ret", f"a log read returns an epoch (integer), got {thaw(o.output)!r}")
+    return None
+
+
+def op_json(op: Op) -> dict[str, Any]:
+    out: dict[str, Any] = {"process": op.process, "type": op.type, "f": op.f}
+    if op.key is not None:
+        out["key"] = thaw(op.key)
+    out["value"] = thaw(op.value)
+    if op.time is not None:
+        out["time"] = op.time
+    return out
+
+
+def _operation_json(o: Operation | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {
+        "id": o.id,
+        "process": o.process,
+        "f": o.f,
+        "key": thaw(o.key),
+        "input": thaw(o.input),
+        "output": thaw(o.output),
+        "status": o.status,
+    }
+
+
+def _ops_json(ops: Sequence[Operation]) -> list[dict[str, Any] | None]:
+    return [_operation_json(o) for o in ops]
+
+
+def verdict_json(verdict: Verdict, parsed: ParsedHistory, model: SequentialModel) -> dict[str, Any]:
+    ev = verdict.evidence
+    out: dict[str, Any] = {
+        "valid": verdict.valid,
+        "cause": verdict.cause,
+        "model": model.name,
+        "format": parsed.format,
+        "operations": sum(len(p.operations) for p in ev.partitions),
+        "partitions": [
+            {"key": thaw(p.key), "valid": p.valid, "operations": len(p.operations)}
+            for p in ev.partitions
+        ],
+    }
+    if verdict.valid is False:
+        out.update(
+            key=thaw(ev.key),
+            failing_op=_operation_json(ev.failing_op),
+            previous_ok=_operation_json(ev.previous_ok),
+            longest_prefix=_ops_json(ev.longest_prefix),
+            window=[op_json(op) for op in ev.window_history],
+            window_minimal=ev.window_minimal,
+        )
+    return out

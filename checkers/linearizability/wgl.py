@@ -48,7 +48,7 @@ SLICE = 2048
 DEFAULT_MAX_CACHE = 3_000_000
 """Memo entries over all parts at once; an entry costs ~150 bytes, so ~450 MB at the cap."""
 
-DEFAULT_MINIMIZE_BUDGET = 5.0
+DEFAULT_MINIMIZE_BUDGET = 2.0
 """Seconds spent shrinking a violation to its window, at most (and never past the deadline)."""
 
 # A search yields the size of its memo every SLICE iterations and returns its PartitionResult.
@@ -357,27 +357,32 @@ def _fails(model: SequentialModel, ops: Sequence[Operation], deadline: float, ma
     return search(model, kept, deadline=deadline, max_cache=max_cache).valid is False
 
 
+def _as_info(o: Operation) -> Operation:
+    return o if o.ret is None else evolve(o, ret=None, output=None, ret_time=None)
+
+
 def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
     """The history up to event position `cut`: later ops vanish, ops still open become info."""
-    out = []
-    for o in operations:
-        if o.call > cut:
-            continue
-        if o.ret is not None and o.ret > cut:
-            o = evolve(o, ret=None, output=None, ret_time=None)
-        out.append(o)
-    return tuple(out)
+    return tuple(
+        o if o.ret is not None and o.ret <= cut else _as_info(o)
+        for o in operations
+        if o.call <= cut
+    )
 
 
 def shrink(
     model: SequentialModel, operations: Sequence[Operation], *, deadline: float, max_cache: int
 ) -> tuple[tuple[Operation, ...], bool]:
-    """A small sub-history that is still not linearizable, and whether it is 1-minimal.
+    """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
     First the shortest failing prefix (binary search on the cut: a prefix of a linearizable
-    history is linearizable, with its open ops as info), then delta debugging (ddmin) on the
-    ops that remain: drop chunks, then single ops, while the rest still fails. Every trial is
-    a search bounded by `deadline`; an undecided trial keeps the ops it would have dropped."""
+    history is linearizable, with its open ops as info). Then delta debugging (ddmin) on the
+    ops that remain, where an op left out of the window is not deleted but *relaxed* to an
+    unknown outcome (it may have taken effect at any time after its call, or never). So the
+    window fails whatever the other ops did, which keeps the writes a failing read depends on
+    (deleting them would make any read of their value fail on its own, a useless window); and
+    since "never" is one of the choices, the window alone, others deleted, fails too.
+    Every trial is a search bounded by `deadline`; an undecided trial keeps its ops."""
     ops = tuple(operations)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
@@ -391,24 +396,39 @@ def shrink(
         candidate = truncate(ops, cuts[lo])
         if _fails(model, candidate, deadline, max_cache):
             ops = candidate
-    # ddmin: try removing each of n chunks; on success keep the complement
+    window = list(ops)
+
+    # one trial may not eat the budget: undecided within its slice means "keep the ops"
+    per_trial = max(0.05, (deadline - time.monotonic()) / 20)
+
+    def fails_without(drop: set[int]) -> bool:
+        trial = [_as_info(o) if o.id in drop else o for o in ops]
+        trial = [o for o in trial if o.id not in drop or o.f not in model.read_only]
+        return _fails(model, trial, min(deadline, time.monotonic() + per_trial), max_cache)
+
+    relaxed: set[int] = set()
     n = 2
-    while len(ops) >= 2:
-        if time.monotonic() >= deadline:
-            return ops, False
-        chunk = -(-len(ops) // n)
+    minimal = False
+    while len(window) >= 2 and time.monotonic() < deadline:
+        chunk = -(-len(window) // n)
         reduced = False
-        for start in range(0, len(ops), chunk):
-            rest = ops[:start] + ops[start + chunk :]
-            if rest and _fails(model, rest, deadline, max_cache):
-                ops = rest
+        for start in range(0, len(window), chunk):
+            drop = {o.id for o in window[start : start + chunk]}
+            if len(drop) < len(window) and fails_without(relaxed | drop):
+                relaxed |= drop
+                window = [o for o in window if o.id not in drop]
                 n = max(n - 1, 2)
                 reduced = True
                 break
             if time.monotonic() >= deadline:
-                return ops, False
+                break
+        else:
+            if not reduced and chunk == 1:
+                minimal = True
+                break
         if not reduced:
-            if chunk == 1:
-                return ops, True
-            n = min(n * 2, len(ops))
-    return ops, len(ops) <= 1
+            if time.monotonic() >= deadline:
+                break
+            n = min(n * 2, len(window))
+    minimal = minimal or len(window) <= 1
+    return tuple(window), minimal

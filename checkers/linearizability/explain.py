@@ -1,0 +1,73 @@
+"""`explain(verdict)`: one screen of text about a linearizability verdict. Rendering only.
+
+A model (for its `describe_op` / `describe_state`) is optional; without one, ops and states
+are shown with a generic description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from checkers.linearizability.history import Operation
+from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.verdict import CACHE_LIMIT, TIMEOUT, Verdict
+
+MAX_LINES = 12
+"""Ops listed per section, so that the whole explanation fits on one screen."""
+
+
+def _generic_op(op: Operation) -> str:
+    key = "" if op.key is None else f"{op.key}: "
+    arg = "" if op.input is None else repr(op.input)
+    out = "?" if op.ret is None else repr(op.output)
+    return f"{key}{op.f}({arg}) -> {out}"
+
+
+def _when(op: Operation) -> str:
+    end = "never returned" if op.ret is None else f"returned at event {op.ret}"
+    return f"process {op.process}, called at event {op.call}, {end}"
+
+
+def explain(verdict: Verdict, model: SequentialModel | None = None) -> str:
+    describe_op: Callable[[Operation], str] = model.describe_op if model else _generic_op
+    describe_state: Callable[[Any], str] = model.describe_state if model else repr
+    ev = verdict.evidence
+    parts = ev.partitions
+    ops = sum(len(p.operations) for p in parts)
+    lines: list[str] = []
+    if verdict.valid is True:
+        lines.append(f"Linearizable: {ops} operations in {len(parts)} part(s), model {ev.model}.")
+        return "\n".join(lines)
+    if verdict.valid == "unknown":
+        why = {
+            TIMEOUT: "the time limit ran out",
+            CACHE_LIMIT: "the search memo reached its size limit",
+        }.get(verdict.cause, verdict.cause)
+        done = sum(1 for p in parts if p.valid is True)
+        lines.append(f"Unknown: {why} before a verdict ({done} of {len(parts)} parts linearizable,")
+        lines.append("none shown not linearizable). Raise --timeout, or check fewer operations.")
+        return "\n".join(lines)
+    key = "" if ev.key is None else f" for key {ev.key!r}"
+    lines.append(f"NOT linearizable{key} (model {ev.model}).")
+    if ev.failing_op is not None:
+        lines.append("No order of the operations before it lets this one complete:")
+        lines.append(f"  {describe_op(ev.failing_op)}    [{_when(ev.failing_op)}]")
+    if ev.previous_ok is not None:
+        lines.append("Last operation to complete before it was called:")
+        lines.append(f"  {describe_op(ev.previous_ok)}    [{_when(ev.previous_ok)}]")
+    prefix = ev.longest_prefix
+    lines.append(f"Longest linearization found ({len(prefix)} operations), ending:")
+    shown = list(zip(prefix, ev.prefix_states, strict=False))[-MAX_LINES // 2 :]
+    if len(prefix) > len(shown):
+        lines.append(f"  ... {len(prefix) - len(shown)} earlier")
+    for op, state in shown:
+        lines.append(f"  {describe_op(op):<40} => {describe_state(state)}")
+    if ev.window:
+        minimal = "a minimal" if ev.window_minimal else "a small"
+        lines.append(f"{minimal.capitalize()} sub-history that is not linearizable ({len(ev.window)} operations):")
+        for op in ev.window[:MAX_LINES]:
+            lines.append(f"  {describe_op(op):<40} [{_when(op)}]")
+        if len(ev.window) > MAX_LINES:
+            lines.append(f"  ... {len(ev.window) - MAX_LINES} more")
+    return "\n".join(lines)
