@@ -36,6 +36,10 @@ class PrepareReplace(Transformation):
             return old
         if (refused := busy(m, self.node) or busy(m, self.replaced)):
             return refused
+        if new.dc != old.dc:
+            # A replacement in another DC would move replicas between DCs: that is a join plus a
+            # decommission, not a replace.
+            return Rejected(f"{self.node}: {self.kind} needs the replacement in {old.dc}, not {new.dc}")
         if self.replaced in m.cms.members:
             return Rejected(f"{self.replaced}: {self.kind} of a CMS member; reconfigure the CMS first")
         return steps.prepare(m, node=self.node, op=REPLACE, after=m.token_map.reassigned(self.replaced, self.node),
