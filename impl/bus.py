@@ -1,0 +1,170 @@
+"""The message bus between nodes.
+
+What the bus may do to a message, and nothing else:
+- **delay** it by a latency drawn from the configured distribution (so messages reorder
+  whenever a later one draws a shorter delay; `reorder` adds, with that probability, an extra
+  delay of up to `reorder_extra` on top);
+- **drop** it: with probability `loss`, or when either end is down (crashed) at send or at
+  delivery, or when the two ends are on different sides of an active partition at send or at
+  delivery;
+- **duplicate** it with probability `duplicate` (the copy draws its own delay);
+- **partition** the nodes into groups that cannot reach each other until healed.
+It never corrupts, invents or reorders a message beyond the above. A message from a node to
+itself skips the network (no delay, loss or duplication) but is still traced and counted.
+Every random choice comes from the cluster's one `random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from attrs import frozen
+
+from impl.messages import Message
+from impl.sim.clock import ms_to_ns
+from impl.sim.events import EventQueue
+from impl.trace import Trace
+
+
+@frozen(kw_only=True)
+class Latency:
+    """A latency distribution in milliseconds: "fixed" (`a`), "uniform" [a, b],
+    "exponential" (mean `a`, plus `b` as a floor), or "lognormal" (median `a`, sigma `b`)."""
+
+    dist: str = "uniform"
+    a: float = 1.0
+    b: float = 5.0
+
+    def sampler(self, rng: random.Random) -> Callable[[], int]:
+        a, b = self.a, self.b
+        if self.dist == "fixed":
+            v = ms_to_ns(a)
+            return lambda: v
+        if self.dist == "uniform":
+            lo, hi = ms_to_ns(a), ms_to_ns(b)
+            return lambda: rng.randint(lo, hi)
+        if self.dist == "exponential":
+            rate = 1.0 / max(a, 1e-9)
+            floor = ms_to_ns(b)
+            return lambda: floor + int(rng.expovariate(rate) * 1_000_000)
+        if self.dist == "lognormal":
+            import math
+
+            mu = math.log(max(a, 1e-9))
+            return lambda: int(rng.lognormvariate(mu, b) * 1_000_000)
+        raise ValueError(f"unknown latency distribution {self.dist!r}")
+
+
+@frozen(kw_only=True)
+class NetworkFaults:
+    loss: float = 0.0
+    duplicate: float = 0.0
+    reorder: float = 0.0
+    reorder_extra_ms: float = 20.0
+    latency: Latency = Latency()
+
+
+class Bus:
+    def __init__(
+        self,
+        *,
+        queue: EventQueue,
+        rng: random.Random,
+        trace: Trace,
+        counters: dict[str, int],
+        faults: NetworkFaults,
+        deliver: Callable[[str, Message], None],
+        is_up: Callable[[str], bool],
+    ) -> None:
+        self._queue = queue
+        self._rng = rng
+        self._trace = trace
+        self._counters = counters
+        self._faults = faults
+        self._deliver = deliver
+        self._is_up = is_up
+        self._latency = faults.latency.sampler(rng)
+        self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
+        # node -> the tuple of its group index in each active partition; equal tuples can talk
+        self._side: dict[str, tuple[int, ...]] = {}
+        self._partitions: list[tuple[str, dict[str, int]]] = []
+        self.in_flight = 0
+
+    # --- partitions ---
+
+    def partition(self, name: str, groups: tuple[tuple[str, ...], ...], nodes: list[str]) -> None:
+        """Split `nodes` into `groups`; nodes in no group form one more group together."""
+        side: dict[str, int] = {}
+        for i, group in enumerate(groups):
+            for n in group:
+                side[n] = i
+        for n in nodes:
+            side.setdefault(n, len(groups))
+        self._partitions.append((name, side))
+        self._recompute(nodes)
+        self._trace.event("partition", name, "-", "|".join(",".join(g) for g in groups))
+
+    def heal(self, name: str, nodes: list[str]) -> None:
+        self._partitions = [(n, s) for n, s in self._partitions if n != name]
+        self._recompute(nodes)
+        self._trace.event("heal", name)
+
+    def _recompute(self, nodes: list[str]) -> None:
+        self._side = {n: tuple(s[n] for _, s in self._partitions) for n in nodes}
+
+    def reachable(self, a: str, b: str) -> bool:
+        return not self._partitions or self._side[a] == self._side[b]
+
+    # --- sending ---
+
+    def send(self, src: str, dst: str, msg: Message) -> None:
+        counters = self._counters
+        counters["messages_sent"] += 1
+        trace = self._trace
+        trace.event("send", src, dst, msg.brief())
+        if src == dst:
+            self._schedule(dst, msg, 0)
+            return
+        faults = self._faults
+        rng = self._rng
+        if not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst]):
+            self._drop(src, dst, msg, "unreachable")
+            return
+        if faults.loss and rng.random() < faults.loss:
+            self._drop(src, dst, msg, "lost")
+            return
+        self._schedule(dst, msg, self._delay())
+        if faults.duplicate and rng.random() < faults.duplicate:
+            counters["messages_duplicated"] += 1
+            trace.event("duplicate", src, dst, msg.brief())
+            self._schedule(dst, msg, self._delay())
+
+    def _delay(self) -> int:
+        d = self._latency()
+        f = self._faults
+        if f.reorder and self._rng.random() < f.reorder:
+            d += self._rng.randint(0, self._reorder_extra)
+        return d
+
+    def _schedule(self, dst: str, msg: Message, delay: int) -> None:
+        self.in_flight += 1
+        self._queue.after(delay, self._arrive, dst, msg)
+
+    def _arrive(self, dst: str, msg: Message) -> None:
+        self.in_flight -= 1
+        src = msg.sender
+        if src != dst and (
+            not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst])
+        ):
+            self._drop(src, dst, msg, "unreachable")
+            return
+        self._trace.event("deliver", dst, src, msg.brief())
+        self._counters["messages_delivered"] += 1
+        self._deliver(dst, msg)
+
+    def _drop(self, src: str, dst: str, msg: Message, why: str) -> None:
+        self._counters["messages_dropped"] += 1
+        self._trace.event("drop", src, dst, f"{why} {msg.brief()}")
+
+

@@ -1,0 +1,326 @@
+"""Wiring: a cluster of simulated nodes on one bus, one clock, one RNG — and `run_scenario`.
+
+`run_scenario(scenario, seed) -> RunResult` is a pure function of its inputs: it builds the
+cluster, schedules the scenario (submissions, crashes and restarts, partitions and heals, CMS
+membership targets, initialization), runs the event queue until quiescence (no work left: no
+message in flight, no pending timer other than gossip, no submission waiting, every live node
+at the same epoch) or the scenario's end time, and returns a picklable result: every node's
+log, the commit history, the counters and the trace hash.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from typing import Any
+
+from attrs import frozen
+
+from impl.bus import Bus
+from impl.cms.election import Election
+from impl.cms.reconfiguration import policy_members, policy_size
+from impl.engine import Engine, Executor, MetadataEngine
+from impl.entry import Entry, Snapshot
+from impl.history import History, Op
+from impl.messages import Gossip, Message
+from impl.node.log import Disk, initial_disk
+from impl.node.node import Node
+from impl.scenario import Scenario, Submission
+from impl.sim.clock import VirtualClock
+from impl.sim.events import EventQueue
+from impl.trace import Trace
+from impl.workload import generate
+
+COUNTERS = ("commits", "retries", "rejections", "fetches", "fetch_retries", "fetch_timeouts",
+            "fetches_deduplicated", "snapshot_catchups", "messages_sent", "messages_delivered",
+            "messages_dropped", "messages_duplicated", "submit_retries", "paxos_timeouts",
+            "paxos_recoveries", "apply_failures")
+
+
+@frozen(kw_only=True)
+class NodeResult:
+    id: str
+    up: bool
+    applied_epoch: int
+    log_hash: str
+    """The chain hash at the applied epoch: equal iff the logs up to there are equal, whether
+    the node replayed every entry or installed a snapshot."""
+    first_epoch: int
+    """The first epoch whose entry the node holds (1, or a snapshot's epoch + 1)."""
+    entries: tuple[Entry, ...]
+    snapshot_epochs: tuple[int, ...]
+
+
+@frozen(kw_only=True)
+class RunResult:
+    seed: int
+    trace_hash: str
+    trace_events: int
+    final_epoch: int
+    end_time: int
+    quiescent: bool
+    nodes: tuple[NodeResult, ...]
+    history: tuple[Op, ...]
+    counters: tuple[tuple[str, int], ...]
+    conflicts: tuple[str, ...]
+    """Any epoch seen holding two different entries (on two nodes, or one node twice)."""
+    apply_failures: tuple[tuple[str, int, str], ...]
+    trace: tuple[str, ...] = ()
+
+    def counter(self, name: str) -> int:
+        return dict(self.counters).get(name, 0)
+
+    def node(self, node_id: str) -> NodeResult:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "trace_hash": self.trace_hash,
+            "trace_events": self.trace_events,
+            "final_epoch": self.final_epoch,
+            "end_time_ns": self.end_time,
+            "quiescent": self.quiescent,
+            "nodes": {n.id: {"up": n.up, "applied_epoch": n.applied_epoch,
+                             "log_hash": n.log_hash, "first_epoch": n.first_epoch}
+                      for n in self.nodes},
+            "counters": dict(self.counters),
+            "conflicts": list(self.conflicts),
+            "apply_failures": [list(f) for f in self.apply_failures],
+        }
+
+
+class Cluster:
+    def __init__(self, scenario: Scenario, seed: int, *, engine: Engine | None = None,
+                 keep_trace: bool = False) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.settings = scenario.settings
+        self.rng = random.Random(seed)
+        self.clock = VirtualClock()
+        self.queue = EventQueue(self.clock)
+        self.trace = Trace(self.clock, keep=keep_trace)
+        self.counters: dict[str, int] = defaultdict(int)
+        self.history = History(self.clock)
+        self.engine: Engine = engine if engine is not None else MetadataEngine()
+        self.executor = Executor(self.engine)
+        self.apply_failures: list[tuple[str, int, str]] = []
+        self.conflicts: list[str] = []
+        self._epoch_entry: dict[int, Entry] = {}
+        self._epoch_chain: dict[int, str] = {}
+        topology = json.loads(scenario.topology)
+        self.node_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        self._dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
+        self.disks: dict[str, Disk] = self._initial_disks(topology)
+        self.bus = Bus(queue=self.queue, rng=self.rng, trace=self.trace, counters=self.counters,
+                       faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
+        self.cms_target: tuple[str, ...] | None = self._initial_target()
+        self.nodes: dict[str, Node | None] = {}
+        for i, nid in enumerate(self.node_ids):
+            self.nodes[nid] = Node(node_id=nid, index=i, cluster=self, disk=self.disks[nid])
+
+    def _initial_disks(self, topology: dict[str, Any]) -> dict[str, Disk]:
+        init = self.scenario.initialize
+        if init is None:
+            m0 = self.engine.from_topology(topology)
+            return {nid: initial_disk(m0) for nid in self.node_ids}
+        views = dict(init.views)
+        gossip = getattr(self.engine, "from_gossip")  # noqa: B009 (engines without it fail here)
+        disks = {}
+        for nid in self.node_ids:
+            doc = json.loads(views[nid]) if nid in views else topology
+            m = gossip(doc, versions=dict(init.versions), states=dict(init.states))
+            disks[nid] = initial_disk(m)
+        return disks
+
+    def _initial_target(self) -> tuple[str, ...] | None:
+        s = self.scenario
+        if s.cms_members is not None:
+            return s.cms_members
+        if s.cms_size == 0:
+            return None
+        size = s.cms_size if s.cms_size is not None else policy_size(len(self.node_ids))
+        return policy_members(self.node_ids, size)
+
+    # --- what the bus and nodes ask of the cluster ---
+
+    def is_up(self, node_id: str) -> bool:
+        return self.nodes.get(node_id) is not None
+
+    def _deliver(self, dst: str, msg: Message) -> None:
+        node = self.nodes[dst]
+        if node is not None:
+            node.deliver(msg)
+
+    def observe_apply(self, node_id: str, entry: Entry | None, snap: Snapshot | None) -> None:
+        node = self.nodes.get(node_id)
+        chain = node.log.chain if node is not None else ""
+        if entry is not None:
+            prev = self._epoch_entry.setdefault(entry.epoch, entry)
+            if prev != entry:
+                self.conflicts.append(f"epoch {entry.epoch}: {prev.brief()} vs {entry.brief()} "
+                                      f"on {node_id}")
+            epoch = entry.epoch
+        else:
+            assert snap is not None
+            epoch = snap.epoch
+        if chain:
+            known = self._epoch_chain.setdefault(epoch, chain)
+            if known != chain:
+                self.conflicts.append(f"epoch {epoch}: log hash differs on {node_id}")
+
+    # --- scripted events ---
+
+    def _submit(self, sub: Submission) -> None:
+        node = self.nodes.get(sub.node)
+        self.trace.event("submit", sub.node, "-", sub.transformation)
+        if node is None:
+            # why: a down node cannot submit; the request never happened (no history event)
+            self.counters["submissions_skipped"] += 1
+            return
+        node.submitter.submit(sub.transformation)
+
+    def _crash(self, node_id: str) -> None:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return
+        self.trace.event("crash", node_id)
+        node.crash()
+        self.nodes[node_id] = None
+        self.counters["crashes"] += 1
+
+    def _restart(self, node_id: str) -> None:
+        if self.nodes.get(node_id) is not None:
+            return
+        self.trace.event("restart", node_id)
+        node = Node(node_id=node_id, index=self.node_ids.index(node_id), cluster=self,
+                    disk=self.disks[node_id])
+        self.nodes[node_id] = node
+        self.counters["restarts"] += 1
+        node.timer(self.rng.randrange(self.settings.gossip_interval_ns), node.gossip_round,
+                   work=False)
+        # why: a restarted node asks a CMS member where the log is (discovery)
+        node.send(node.pick_cms_member(avoid=node_id),
+                  Gossip(sender=node_id, epoch=node.log.applied))
+        node.reconfiguration.poll()
+
+    def _set_target(self, members: tuple[str, ...]) -> None:
+        self.cms_target = members
+        self.trace.event("cms_target", "-", "-", ",".join(members))
+        for node in self.nodes.values():
+            if node is not None:
+                node.reconfiguration.poll()
+
+    def _start_election(self, initiator: str, ignore: tuple[str, ...]) -> None:
+        node = self.nodes.get(initiator)
+        if node is None:
+            return
+        node.election = Election(node, ignore)
+        node.election.start()
+
+    def _schedule(self) -> None:
+        s = self.scenario
+        q = self.queue
+        submissions = list(s.submissions)
+        for w in s.workloads:
+            submissions.extend(generate(w, self.rng, self.node_ids, self._dcs))
+        for sub in submissions:
+            q.at(sub.at, self._submit, sub)
+        for c in s.crashes:
+            q.at(c.at, self._crash, c.node)
+            if c.restart is not None:
+                q.at(c.restart, self._restart, c.node)
+        for i, p in enumerate(s.partitions):
+            name = f"p{i}"
+            q.at(p.start, self.bus.partition, name, p.groups, self.node_ids)
+            if p.heal is not None:
+                q.at(p.heal, self._heal, name)
+        for ch in s.cms_changes:
+            q.at(ch.at, self._set_target, ch.members)
+        if s.initialize is not None:
+            q.at(s.initialize.at, self._start_election, s.initialize.initiator,
+                 s.initialize.ignore)
+        for node in self.nodes.values():
+            assert node is not None
+            node.timer(self.rng.randrange(self.settings.gossip_interval_ns), node.gossip_round,
+                       work=False)
+            q.at(0, node.reconfiguration.poll)
+
+    def _heal(self, name: str) -> None:
+        self.bus.heal(name, self.node_ids)
+        # why: after a heal, peers exchange status right away (as gossip would on reconnect)
+        for node in self.nodes.values():
+            if node is not None:
+                node.gossip_round_once()
+
+    # --- running ---
+
+    def _quiescent(self) -> bool:
+        if self.queue.pending_work:
+            return False
+        epochs = set()
+        for node in self.nodes.values():
+            if node is None:
+                continue
+            if node.submitter.pending or node.service.busy or node.reconfiguration.busy:
+                return False
+            epochs.add(node.log.applied)
+        return len(epochs) <= 1
+
+    def run(self) -> RunResult:
+        self._schedule()
+        end = self.settings.end_time_ns
+        queue = self.queue
+        quiescent = False
+        while True:
+            t = queue.peek_time()
+            if t is None or t > end:
+                break
+            ev = queue.pop()
+            assert ev is not None
+            ev.fn(*ev.args)
+            if queue.pending_work == 0 and self._quiescent():
+                quiescent = True
+                break
+        if not quiescent:
+            quiescent = self._quiescent()
+        return self._result(quiescent)
+
+    def _result(self, quiescent: bool) -> RunResult:
+        nodes = []
+        final = 0
+        for nid in self.node_ids:
+            disk = self.disks[nid]
+            live = self.nodes.get(nid)
+            applied = live.log.applied if live is not None else _disk_applied(disk)
+            chain = live.log.chain if live is not None else _disk_chain(disk)
+            final = max(final, applied)
+            nodes.append(NodeResult(
+                id=nid, up=live is not None, applied_epoch=applied, log_hash=chain,
+                first_epoch=disk.base.epoch + 1,
+                entries=tuple(disk.entries[e] for e in sorted(disk.entries)),
+                snapshot_epochs=tuple(s.epoch for s in disk.snapshots)))
+        return RunResult(
+            seed=self.seed, trace_hash=self.trace.hexdigest(), trace_events=self.trace.count,
+            final_epoch=final, end_time=self.clock.now, quiescent=quiescent,
+            nodes=tuple(nodes), history=tuple(self.history.ops),
+            counters=tuple(sorted((k, v) for k, v in self.counters.items() if v)),
+            conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
+            trace=tuple(self.trace.lines))
+
+
+def _disk_applied(disk: Disk) -> int:
+    return max(disk.entries, default=disk.base.epoch)
+
+
+def _disk_chain(disk: Disk) -> str:
+    if disk.entries:
+        return disk.chains[max(disk.entries)]
+    return disk.base.chain
+
+
+def run_scenario(scenario: Scenario, seed: int, *, engine: Engine | None = None,
+                 keep_trace: bool = False) -> RunResult:
+    """Run one simulation; the same scenario, seed and code always give the same result."""
+    return Cluster(scenario, seed, engine=engine, keep_trace=keep_trace).run()

@@ -1,0 +1,1 @@
+"""The Cluster Metadata Service: Paxos over log positions, submissions, reconfiguration."""

@@ -1,0 +1,127 @@
+"""CMS membership changes through the log, by hand or by the sizing policy.
+
+The driver runs on the first (lowest id) full CMS member in its own metadata. It moves the
+membership toward a target one member at a time, each step a committed transformation:
+`PREPARE_CMS_RECONFIGURATION {add, remove}` plans the change; each
+`ADVANCE_CMS_RECONFIGURATION` takes the next step (a joining node enters the write set, then,
+after the driver has streamed the log to it — `StreamLog` until it has caught up — the read
+set; a leaving node is removed). The target is set by hand (`set_target`) or, by default, by
+the CEP's sizing policy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from impl.engine import cms_members, cms_reconfiguring, cms_write_members
+from impl.entry import canonical_json
+from impl.messages import Streamed, StreamLog, SubmitResult
+
+if TYPE_CHECKING:
+    from impl.node.node import Node
+
+
+def policy_size(cluster_size: int) -> int:
+    """The CEP: 1 member up to 2 nodes, 3 up to 5, 5 up to 100, then 7 (Cassandra later
+    settled on odd sizes; the CEP's "10 thereafter" would make an even quorum)."""
+    if cluster_size <= 2:
+        return 1
+    if cluster_size <= 5:
+        return 3
+    if cluster_size <= 100:
+        return 5
+    return 7
+
+
+def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
+    return tuple(sorted(node_ids)[:size])
+
+
+class ReconfigurationDriver:
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._in_flight = False
+        self._streamed: dict[str, int] = {}
+        self._last_rejected = ""
+
+    @property
+    def busy(self) -> bool:
+        return self._in_flight
+
+    def _target(self) -> tuple[str, ...] | None:
+        return self._node.cluster.cms_target
+
+    def on_log_advanced(self) -> None:
+        if not self._in_flight:
+            self.poll()
+
+    def poll(self) -> None:
+        node = self._node
+        target = self._target()
+        if target is None or self._in_flight or not node.alive:
+            return
+        meta = node.log.metadata
+        members = cms_members(meta)
+        writers = cms_write_members(meta)
+        if not members or members[0] != node.id:
+            return
+        joining = [w for w in writers if w not in members]
+        if joining:
+            x = joining[0]
+            if x not in self._streamed:
+                self._stream(x)
+                return
+            self._submit({"kind": "ADVANCE_CMS_RECONFIGURATION"})
+            return
+        if set(members) == set(target):
+            return
+        add = sorted(set(target) - set(members))
+        remove = sorted(set(members) - set(target))
+        reconfiguring = cms_reconfiguring(meta)
+        if reconfiguring is False or (
+            reconfiguring is None and self._last_rejected == "ADVANCE_CMS_RECONFIGURATION"
+        ):
+            self._submit({"kind": "PREPARE_CMS_RECONFIGURATION", "add": add, "remove": remove})
+        else:
+            self._submit({"kind": "ADVANCE_CMS_RECONFIGURATION"})
+
+    def _submit(self, transformation: dict[str, object]) -> None:
+        self._in_flight = True
+        kind = str(transformation["kind"])
+
+        def done(result: SubmitResult) -> None:
+            self._in_flight = False
+            if result.outcome == "rejected":
+                self._last_rejected = kind
+                # why a pause: a rejection means the plan must change; poll again a bit later
+                self._node.timer(self._node.settings.retry_backoff_ns, self.poll)
+            else:
+                self._last_rejected = ""
+                self.poll()
+
+        self._node.submitter.submit(canonical_json(transformation), done)
+        # why: the submitter may end in `info` without a callback; poll again after a while
+        self._node.timer(self._node.settings.submit_timeout_ns * 6, self._unstick)
+
+    def _unstick(self) -> None:
+        if self._in_flight:
+            self._in_flight = False
+            self.poll()
+
+    def _stream(self, joiner: str) -> None:
+        node = self._node
+        self._in_flight = True
+        node.send(joiner, StreamLog(sender=node.id, epoch=node.log.applied,
+                                    upto=node.log.applied))
+        node.timer(node.settings.stream_timeout_ns, self._stream_timeout, joiner)
+
+    def _stream_timeout(self, joiner: str) -> None:
+        if self._in_flight and joiner not in self._streamed:
+            self._in_flight = False
+            self.poll()
+
+    def on_streamed(self, msg: Streamed) -> None:
+        self._streamed[msg.sender] = msg.upto
+        if self._in_flight:
+            self._in_flight = False
+        self.poll()

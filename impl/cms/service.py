@@ -1,0 +1,101 @@
+"""Event submission at a CMS member.
+
+A commit request (entry id + transformation) joins the member's queue; the member runs one
+`Proposal` at a time (impl/cms/paxos.py), so its own submissions never race each other, while
+different members race through Paxos. Requests are deduplicated by entry id: one already in
+the log is answered with its epoch (never proposed again), one already queued here gains a
+waiter. Rejected transformations are answered with the reason and the epoch of the metadata
+that rejected them; they are never logged. A member that is not (or no longer) in the CMS
+answers "not_cms" so the submitter asks another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import TYPE_CHECKING
+
+from impl.cms.paxos import Proposal
+from impl.engine import cms_write_members
+from impl.messages import Submit, SubmitResult
+
+if TYPE_CHECKING:
+    from impl.node.node import Node
+
+
+class Request:
+    __slots__ = ("entry_id", "transformation", "kind", "waiters")
+
+    def __init__(self, entry_id: str, transformation: str, kind: str, origin: str) -> None:
+        self.entry_id = entry_id
+        self.transformation = transformation
+        self.kind = kind
+        self.waiters = [origin]
+
+
+class CmsService:
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._queue: deque[Request] = deque()
+        self._by_id: dict[str, Request] = {}
+        self.active: Proposal | None = None
+
+    def on_submit(self, msg: Submit) -> None:
+        node = self._node
+        log = node.log
+        committed = log.entry_ids.get(msg.entry_id)
+        if committed is not None:
+            self._reply(msg.origin, msg.entry_id, "committed", committed_epoch=committed)
+            return
+        req = self._by_id.get(msg.entry_id)
+        if req is not None:
+            if msg.origin not in req.waiters:
+                req.waiters.append(msg.origin)
+            return
+        if node.id not in cms_write_members(log.metadata):
+            self._reply(msg.origin, msg.entry_id, "not_cms", reason=f"{node.id} is not in the CMS")
+            return
+        kind = _kind_of(msg.transformation)
+        req = Request(msg.entry_id, msg.transformation, kind, msg.origin)
+        self._by_id[msg.entry_id] = req
+        self._queue.append(req)
+        self._kick()
+
+    def _kick(self) -> None:
+        if self.active is None and self._queue:
+            req = self._queue.popleft()
+            self.active = Proposal(self._node, req)
+            self.active.start()
+
+    def finish(self, req: Request, outcome: str, *, committed_epoch: int, reason: str,
+               decided_epoch: int) -> None:
+        node = self._node
+        if outcome == "rejected":
+            node.counters["rejections"] += 1
+            node.trace.event("reject", node.id, "-", f"{req.entry_id} @{decided_epoch} {reason}")
+        for origin in req.waiters:
+            self._reply(origin, req.entry_id, outcome, committed_epoch=committed_epoch,
+                        reason=reason, decided_epoch=decided_epoch)
+        self._by_id.pop(req.entry_id, None)
+        self.active = None
+        self._kick()
+
+    def _reply(self, origin: str, entry_id: str, outcome: str, *, committed_epoch: int = -1,
+               reason: str = "", decided_epoch: int = -1) -> None:
+        node = self._node
+        node.send(origin, SubmitResult(sender=node.id, epoch=node.log.applied, entry_id=entry_id,
+                                       outcome=outcome, committed_epoch=committed_epoch,
+                                       reason=reason, decided_epoch=decided_epoch))
+
+    def on_log_advanced(self) -> None:
+        if self.active is not None:
+            self.active.on_log_advanced()
+
+    @property
+    def busy(self) -> bool:
+        return self.active is not None or bool(self._queue)
+
+
+def _kind_of(transformation: str) -> str:
+    kind = json.loads(transformation).get("kind")
+    return str(kind) if kind is not None else "?"

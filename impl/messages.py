@@ -1,0 +1,191 @@
+"""Every message nodes exchange. Each is a frozen value carrying its sender and the sender's
+epoch (the highest epoch it has applied when it sent the message): a receiver that sees a
+higher epoch catches up (impl/node/fetcher.py).
+
+Ballots are `(round, node index)` tuples: totally ordered, and unique per proposer.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from impl.entry import Entry, Snapshot
+
+Ballot = tuple[int, int]
+NO_BALLOT: Ballot = (-1, -1)
+
+
+@frozen(kw_only=True)
+class Message:
+    sender: str
+    epoch: int
+
+    def brief(self) -> str:
+        return type(self).__name__
+
+
+# --- Paxos for one log position (slot = epoch), between a proposer and the CMS acceptors ---
+
+
+@frozen(kw_only=True)
+class Prepare(Message):
+    slot: int
+    ballot: Ballot
+
+    def brief(self) -> str:
+        return f"Prepare s{self.slot} b{self.ballot[0]}.{self.ballot[1]}"
+
+
+@frozen(kw_only=True)
+class Promise(Message):
+    """The acceptor promised `ballot` for `slot`; it reports what it accepted there, or the
+    committed entry if `slot` is already committed in its log."""
+
+    slot: int
+    ballot: Ballot
+    accepted_ballot: Ballot
+    accepted: Entry | None
+    committed: Entry | None
+
+    def brief(self) -> str:
+        return f"Promise s{self.slot} b{self.ballot[0]}.{self.ballot[1]}"
+
+
+@frozen(kw_only=True)
+class Accept(Message):
+    slot: int
+    ballot: Ballot
+    value: Entry
+
+    def brief(self) -> str:
+        return f"Accept s{self.slot} b{self.ballot[0]}.{self.ballot[1]} {self.value.entry_id}"
+
+
+@frozen(kw_only=True)
+class Accepted(Message):
+    slot: int
+    ballot: Ballot
+
+    def brief(self) -> str:
+        return f"Accepted s{self.slot} b{self.ballot[0]}.{self.ballot[1]}"
+
+
+@frozen(kw_only=True)
+class Nack(Message):
+    """Refusal of a Prepare or Accept: the acceptor promised a higher ballot, or the slot is
+    already committed (`committed` then carries the entry)."""
+
+    slot: int
+    ballot: Ballot
+    promised: Ballot
+    committed: Entry | None
+
+    def brief(self) -> str:
+        return f"Nack s{self.slot} p{self.promised[0]}.{self.promised[1]}"
+
+
+@frozen(kw_only=True)
+class Commit(Message):
+    """A committed entry: to the CMS acceptors, and pushed (best effort) to every node."""
+
+    entry: Entry
+
+    def brief(self) -> str:
+        return f"Commit {self.entry.brief()}"
+
+
+# --- Event submission ---
+
+
+@frozen(kw_only=True)
+class Submit(Message):
+    """A commit request from `origin` (forwarded by a non-CMS node, or sent directly)."""
+
+    origin: str
+    entry_id: str
+    transformation: str
+
+    def brief(self) -> str:
+        return f"Submit {self.entry_id}"
+
+
+@frozen(kw_only=True)
+class SubmitResult(Message):
+    """`outcome`: "committed" (at `committed_epoch`), "rejected" (`reason`, decided against the
+    metadata at `decided_epoch`), or "not_cms" (ask another member)."""
+
+    entry_id: str
+    outcome: str
+    committed_epoch: int = -1
+    reason: str = ""
+    decided_epoch: int = -1
+
+    def brief(self) -> str:
+        return f"SubmitResult {self.entry_id} {self.outcome}"
+
+
+# --- Catching up ---
+
+
+@frozen(kw_only=True)
+class FetchLog(Message):
+    """Entries with epoch > `after`, please (TCM_FETCH_CMS_LOG / TCM_FETCH_PEER_LOG)."""
+
+    request_id: int
+    after: int
+
+    def brief(self) -> str:
+        return f"FetchLog r{self.request_id} after {self.after}"
+
+
+@frozen(kw_only=True)
+class LogEntries(Message):
+    """The reply: optionally a snapshot, then consecutive entries after it (or after `after`)."""
+
+    request_id: int
+    snapshot: Snapshot | None
+    entries: tuple[Entry, ...]
+
+    def brief(self) -> str:
+        s = f" snap{self.snapshot.epoch}" if self.snapshot else ""
+        return f"LogEntries r{self.request_id}{s} n{len(self.entries)}"
+
+
+@frozen(kw_only=True)
+class Gossip(Message):
+    """Periodic status to one random peer: just the sender's epoch."""
+
+
+@frozen(kw_only=True)
+class GossipReply(Message):
+    """Sent back when the receiver of a Gossip is ahead, so the sender learns the epoch."""
+
+
+# --- CMS reconfiguration: streaming the log to a joining member ---
+
+
+@frozen(kw_only=True)
+class StreamLog(Message):
+    """To a node added to the CMS write set: catch up to at least `upto`, then reply."""
+
+    upto: int
+
+
+@frozen(kw_only=True)
+class Streamed(Message):
+    upto: int
+
+
+# --- Initialization from a gossip-era cluster (Election) ---
+
+
+@frozen(kw_only=True)
+class ElectionPrepare(Message):
+    """The initiator's view of the cluster metadata (its digest), to be compared by the peer."""
+
+    digest: str
+
+
+@frozen(kw_only=True)
+class ElectionAck(Message):
+    matches: bool

@@ -1,0 +1,234 @@
+"""A node: local log, fetcher, submitter, and the CMS roles (acceptor, proposer service,
+reconfiguration driver) that it plays while the metadata says it is a member.
+
+Every message in either direction carries the sender's epoch; on receipt, a higher epoch than
+the node has applied makes the fetcher catch up from that peer. A crash drops this object
+(memory) and keeps `disk`; a restart builds a new Node on the same disk.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from impl.cms.election import Election
+from impl.cms.paxos import Acceptor
+from impl.cms.reconfiguration import ReconfigurationDriver
+from impl.cms.service import CmsService
+from impl.engine import Executor, cms_members
+from impl.entry import Entry, Snapshot
+from impl.messages import (
+    Accept,
+    Accepted,
+    Commit,
+    ElectionAck,
+    ElectionPrepare,
+    FetchLog,
+    Gossip,
+    GossipReply,
+    LogEntries,
+    Message,
+    Nack,
+    Prepare,
+    Promise,
+    Streamed,
+    StreamLog,
+    Submit,
+    SubmitResult,
+)
+from impl.node.fetcher import PeerLogFetcher
+from impl.node.log import Disk, LocalLog
+from impl.node.submitter import Submitter
+from impl.settings import Settings
+from impl.sim.events import Event
+
+if TYPE_CHECKING:
+    from impl.cluster import Cluster
+
+
+class Node:
+    def __init__(self, *, node_id: str, index: int, cluster: Cluster, disk: Disk) -> None:
+        self.id = node_id
+        self.index = index
+        self.cluster = cluster
+        self.disk = disk
+        self.alive = True
+        self.settings: Settings = cluster.settings
+        self.counters = cluster.counters
+        self.trace = cluster.trace
+        self.history = cluster.history
+        self.rng: random.Random = cluster.rng
+        self.executor: Executor = cluster.executor
+        self._queue = cluster.queue
+        self.acceptor = Acceptor(self)
+        self.service = CmsService(self)
+        self.submitter = Submitter(self)
+        self.fetcher = PeerLogFetcher(self)
+        self.reconfiguration = ReconfigurationDriver(self)
+        self._stream_waiters: dict[str, int] = {}
+        self.election: Election | None = None
+        self.log = LocalLog(disk=disk, executor=cluster.executor,
+                            snapshot_interval=self.settings.snapshot_interval,
+                            on_apply=self._on_apply, on_apply_failure=self._on_apply_failure)
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            Prepare: self.acceptor.on_prepare,
+            Accept: self.acceptor.on_accept,
+            Promise: self._on_promise,
+            Accepted: self._on_accepted,
+            Nack: self._on_nack,
+            Commit: self._on_commit,
+            Submit: self.service.on_submit,
+            SubmitResult: self.submitter.on_result,
+            FetchLog: self._on_fetch,
+            LogEntries: self._on_entries,
+            Gossip: self._on_gossip,
+            GossipReply: _ignore,
+            StreamLog: self._on_stream_log,
+            Streamed: self.reconfiguration.on_streamed,
+            ElectionPrepare: self._on_election_prepare,
+            ElectionAck: self._on_election_ack,
+        }
+
+    # --- plumbing ---
+
+    def send(self, dst: str, msg: Message) -> None:
+        self.cluster.bus.send(self.id, dst, msg)
+
+    def timer(self, delay: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
+        return self._queue.after(delay, self._fire, fn, args, work=work)
+
+    def _fire(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        if self.alive:
+            fn(*args)
+
+    def cancel(self, ev: object) -> None:
+        if isinstance(ev, Event):
+            self._queue.cancel(ev)
+
+    def pick_cms_member(self, avoid: str = "") -> str:
+        members = list(cms_members(self.log.metadata))
+        if len(members) > 1 and avoid in members:
+            members.remove(avoid)
+        if not members:
+            return avoid or self.id
+        return members[self.rng.randrange(len(members))]
+
+    def crash(self) -> None:
+        self.alive = False
+        self.submitter.crash()
+        self.fetcher.reset()
+
+    # --- receiving ---
+
+    def deliver(self, msg: Message) -> None:
+        if msg.epoch > self.log.applied and type(msg) is not LogEntries:
+            if type(msg) is Commit:
+                self.log.offer(msg.entry)
+            if msg.epoch > self.log.applied:
+                self.fetcher.want(msg.epoch, msg.sender)
+        self._handlers[type(msg)](msg)
+
+    def _on_promise(self, msg: Promise) -> None:
+        if self.service.active is not None:
+            self.service.active.on_promise(msg)
+
+    def _on_accepted(self, msg: Accepted) -> None:
+        if self.service.active is not None:
+            self.service.active.on_accepted(msg)
+
+    def _on_nack(self, msg: Nack) -> None:
+        if msg.committed is not None:
+            self.log.offer(msg.committed)
+        if self.service.active is not None:
+            self.service.active.on_nack(msg)
+
+    def _on_commit(self, msg: Commit) -> None:
+        self.log.offer(msg.entry)
+
+    def commit_and_push(self, entry: Entry) -> None:
+        """A value was chosen: apply it here, then push it to every node (best effort)."""
+        self.log.offer(entry)
+        msg = Commit(sender=self.id, epoch=max(self.log.applied, entry.epoch), entry=entry)
+        for other in self.cluster.node_ids:
+            if other != self.id:
+                self.send(other, msg)
+
+    def _on_fetch(self, msg: FetchLog) -> None:
+        snap, entries = self.log.serve(msg.after,
+                                       snapshot_if_behind=self.settings.snapshot_catchup_threshold)
+        self.send(msg.sender, LogEntries(sender=self.id, epoch=self.log.applied,
+                                         request_id=msg.request_id, snapshot=snap,
+                                         entries=entries))
+
+    def _on_entries(self, msg: LogEntries) -> None:
+        self.fetcher.on_entries(msg, self._apply_fetched)
+
+    def _apply_fetched(self, msg: LogEntries) -> None:
+        log = self.log
+        if msg.snapshot is not None and log.install(msg.snapshot):
+            self.counters["snapshot_catchups"] += 1
+        for entry in msg.entries:
+            log.offer(entry)
+        if msg.epoch > log.applied:
+            self.fetcher.want(msg.epoch, msg.sender)
+
+    def _on_gossip(self, msg: Gossip) -> None:
+        if msg.epoch < self.log.applied:
+            self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied))
+
+    def gossip_round(self) -> None:
+        self.gossip_round_once()
+        self.timer(self.settings.gossip_interval_ns, self.gossip_round, work=False)
+
+    def gossip_round_once(self) -> None:
+        ids = self.cluster.node_ids
+        peer = ids[self.rng.randrange(len(ids))]
+        if peer != self.id:
+            self.send(peer, Gossip(sender=self.id, epoch=self.log.applied))
+
+    def _on_stream_log(self, msg: StreamLog) -> None:
+        """Joining the CMS: catch up to `upto` from the driver, then say so."""
+        if self.log.applied >= msg.upto:
+            self.send(msg.sender, Streamed(sender=self.id, epoch=self.log.applied, upto=msg.upto))
+            return
+        self._stream_waiters[msg.sender] = msg.upto
+        self.fetcher.want(msg.upto, msg.sender)
+
+    def _on_election_ack(self, msg: ElectionAck) -> None:
+        if self.election is not None:
+            self.election.on_ack(msg)
+
+    def _on_election_prepare(self, msg: ElectionPrepare) -> None:
+        mine = self.log.metadata.digest()
+        self.send(msg.sender, ElectionAck(sender=self.id, epoch=self.log.applied,
+                                          matches=(mine == msg.digest)))
+
+    # --- applying ---
+
+    def _on_apply(self, entry: Entry | None, snap: Snapshot | None) -> None:
+        log = self.log
+        if entry is not None:
+            self.trace.event("apply", self.id, "-", entry.brief())
+        else:
+            assert snap is not None
+            self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
+        self.cluster.observe_apply(self.id, entry, snap)
+        self.acceptor.forget_upto(log.applied)
+        if self.alive:
+            self.service.on_log_advanced()
+            self.reconfiguration.on_log_advanced()
+            if self._stream_waiters:
+                for driver, upto in list(self._stream_waiters.items()):
+                    if log.applied >= upto:
+                        del self._stream_waiters[driver]
+                        self.send(driver, Streamed(sender=self.id, epoch=log.applied, upto=upto))
+
+    def _on_apply_failure(self, entry: Entry, reason: str) -> None:
+        self.counters["apply_failures"] += 1
+        self.trace.event("apply_failure", self.id, "-", f"{entry.brief()} {reason}")
+        self.cluster.apply_failures.append((self.id, entry.epoch, reason))
+
+
+def _ignore(_: Message) -> None:
+    pass

@@ -1,0 +1,116 @@
+"""A node's side of event submission: send the commit request to a CMS member, wait, retry.
+
+Each submission gets an entry id `node:seq` (the sequence is persisted, so ids are never
+reused after a restart). The request goes to a CMS member (the node itself when it is one);
+without an answer within the submit timeout it is resent, with the same entry id, to another
+member, so a retried submission can never commit twice (the CMS deduplicates entry ids). After
+`max_submit_attempts` the outcome is unknown (`info`), as it is for requests in flight when
+the node crashes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from impl.engine import cms_write_members
+from impl.entry import canonical_json
+from impl.messages import Submit, SubmitResult
+
+if TYPE_CHECKING:
+    from impl.node.node import Node
+
+Callback = Callable[[SubmitResult], None]
+
+
+class Pending:
+    __slots__ = ("entry_id", "transformation", "process", "attempts", "target", "timer",
+                 "callback")
+
+    def __init__(self, entry_id: str, transformation: str, process: int,
+                 callback: Callback | None) -> None:
+        self.entry_id = entry_id
+        self.transformation = transformation
+        self.process = process
+        self.attempts = 0
+        self.target = ""
+        self.timer: object = None
+        self.callback = callback
+
+
+class Submitter:
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self.pending: dict[str, Pending] = {}
+
+    def submit(self, transformation: str, callback: Callback | None = None) -> str:
+        node = self._node
+        disk = node.disk
+        entry_id = f"{node.id}:{disk.next_entry_seq}"
+        disk.next_entry_seq += 1
+        p = Pending(entry_id, transformation, node.history.new_process(), callback)
+        self.pending[entry_id] = p
+        node.history.record(p.process, "invoke", self._value(p), node.id)
+        self._send(p)
+        return entry_id
+
+    def _value(self, p: Pending, **extra: object) -> str:
+        return canonical_json({"transformation": json.loads(p.transformation),
+                               "entry_id": p.entry_id, **extra})
+
+    def _send(self, p: Pending) -> None:
+        node = self._node
+        p.attempts += 1
+        if node.id in cms_write_members(node.log.metadata) and p.attempts == 1:
+            p.target = node.id
+        else:
+            p.target = node.pick_cms_member(avoid=p.target)
+        node.cancel(p.timer)
+        p.timer = node.timer(node.settings.submit_timeout_ns, self._timeout, p.entry_id,
+                             p.attempts)
+        node.send(p.target, Submit(sender=node.id, epoch=node.log.applied, origin=node.id,
+                                   entry_id=p.entry_id, transformation=p.transformation))
+
+    def _timeout(self, entry_id: str, attempt: int) -> None:
+        p = self.pending.get(entry_id)
+        if p is None or p.attempts != attempt:
+            return
+        node = self._node
+        if p.attempts >= node.settings.max_submit_attempts:
+            del self.pending[entry_id]
+            node.history.record(p.process, "info", self._value(p), node.id)
+            return
+        node.counters["submit_retries"] += 1
+        self._send(p)
+
+    def on_result(self, msg: SubmitResult) -> None:
+        p = self.pending.get(msg.entry_id)
+        if p is None:
+            return
+        node = self._node
+        if msg.outcome == "not_cms":
+            # why the pause: no member may be known yet (before the CMS is initialized)
+            node.counters["submit_retries"] += 1
+            node.cancel(p.timer)
+            p.timer = node.timer(node.settings.retry_backoff_max_ns, self._timeout,
+                                 p.entry_id, p.attempts)
+            return
+        del self.pending[msg.entry_id]
+        node.cancel(p.timer)
+        if msg.outcome == "committed":
+            node.history.record(p.process, "ok", self._value(p, epoch=msg.committed_epoch),
+                                node.id)
+        else:
+            node.history.record(p.process, "fail",
+                                self._value(p, rejection=msg.reason, epoch=msg.decided_epoch),
+                                node.id)
+        if p.callback is not None:
+            p.callback(msg)
+
+    def crash(self) -> None:
+        """Requests in flight when the node crashes end as `info`: they may still commit."""
+        node = self._node
+        for p in self.pending.values():
+            node.history.record(p.process, "info", self._value(p), node.id)
+        self.pending.clear()

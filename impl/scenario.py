@@ -1,0 +1,85 @@
+"""A simulation scenario as frozen values (parsed from JSON by campaign/formats/scenario.py).
+
+Times are virtual nanoseconds. Topology and transformations are kept as canonical JSON text:
+the metadata engine reads them, the simulator only carries them.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from impl.bus import NetworkFaults
+from impl.settings import Settings
+
+
+@frozen(kw_only=True)
+class Submission:
+    node: str
+    at: int
+    transformation: str
+
+
+@frozen(kw_only=True)
+class Workload:
+    """Generated submissions: `count` transformations of `kind` ("schema" — keyspaces, tables
+    and types with racing names, plus REGISTERs of new node ids), from `nodes` (all when
+    empty), at times uniform in [start, start + spread)."""
+
+    kind: str = "schema"
+    count: int = 100
+    start: int = 0
+    spread: int = 1_000_000_000
+    nodes: tuple[str, ...] = ()
+    names: int = 4  # size of each name pool: smaller pools race more
+
+
+@frozen(kw_only=True)
+class Crash:
+    node: str
+    at: int
+    restart: int | None = None
+
+
+@frozen(kw_only=True)
+class Partition:
+    groups: tuple[tuple[str, ...], ...]
+    start: int
+    heal: int | None = None
+
+
+@frozen(kw_only=True)
+class CmsChange:
+    """Set the CMS membership target by hand at time `at` (the driver moves towards it)."""
+
+    at: int
+    members: tuple[str, ...]
+
+
+@frozen(kw_only=True)
+class Initialize:
+    """Start from a gossip-era cluster (no CMS) and initialize the CMS from `initiator`.
+
+    `versions` / `states` feed `Metadata.from_gossip` for every node; `views` give some nodes
+    a different gossip view (a different TOPOLOGY.json), to make peers disagree."""
+
+    initiator: str
+    at: int = 0
+    ignore: tuple[str, ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()
+    states: tuple[tuple[str, str], ...] = ()
+    views: tuple[tuple[str, str], ...] = ()
+
+
+@frozen(kw_only=True)
+class Scenario:
+    topology: str
+    cms_size: int | None = None  # None: the CEP's sizing policy; 0: leave the CMS as it starts
+    cms_members: tuple[str, ...] | None = None  # by hand; overrides cms_size
+    submissions: tuple[Submission, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    crashes: tuple[Crash, ...] = ()
+    partitions: tuple[Partition, ...] = ()
+    cms_changes: tuple[CmsChange, ...] = ()
+    initialize: Initialize | None = None
+    network: NetworkFaults = NetworkFaults()
+    settings: Settings = Settings()

@@ -1,0 +1,82 @@
+"""The event queue: a heap of (time, sequence number, callback, args).
+
+The sequence number breaks ties between events at the same virtual instant in the order they
+were scheduled, so the order of execution depends only on the seed and the code. A cancelled
+event stays in the heap and is skipped when popped (cheaper than removing it).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+from impl.sim.clock import VirtualClock
+
+
+class Event:
+    __slots__ = ("time", "seq", "fn", "args", "cancelled", "work")
+
+    def __init__(
+        self, time: int, seq: int, fn: Callable[..., Any], args: tuple[Any, ...], work: bool
+    ) -> None:
+        self.time = time
+        self.seq = seq
+        self.fn = fn
+        self.args = args
+        self.cancelled = False
+        # why: periodic background events (gossip rounds) do not keep a run from quiescing
+        self.work = work
+
+    def __lt__(self, other: Event) -> bool:
+        return (self.time, self.seq) < (other.time, other.seq)
+
+
+class EventQueue:
+    """Schedules callbacks at virtual times; counts pending *work* events for quiescence."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self._heap: list[Event] = []
+        self._seq = 0
+        self.pending_work = 0
+
+    def at(self, time: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
+        self._seq += 1
+        ev = Event(max(time, self.clock.now), self._seq, fn, args, work)
+        heapq.heappush(self._heap, ev)
+        if work:
+            self.pending_work += 1
+        return ev
+
+    def after(self, delay: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
+        return self.at(self.clock.now + delay, fn, *args, work=work)
+
+    def cancel(self, ev: Event | None) -> None:
+        if ev is not None and not ev.cancelled:
+            ev.cancelled = True
+            if ev.work:
+                self.pending_work -= 1
+
+    def pop(self) -> Event | None:
+        """The next live event (the clock advanced to its time), or None when the queue is empty."""
+        heap = self._heap
+        while heap:
+            ev = heapq.heappop(heap)
+            if ev.cancelled:
+                continue
+            ev.cancelled = True  # why: popped events are no longer pending; cancel() is a no-op
+            if ev.work:
+                self.pending_work -= 1
+            self.clock.advance_to(ev.time)
+            return ev
+        return None
+
+    def peek_time(self) -> int | None:
+        heap = self._heap
+        while heap and heap[0].cancelled:
+            heapq.heappop(heap)
+        return heap[0].time if heap else None
+
+    def __len__(self) -> int:
+        return len(self._heap)
