@@ -1,0 +1,207 @@
+"""Move, replace, remove, vnodes; steps out of order, range locks, RF floors; cancel at each step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from impl.metadata import Metadata
+from tests.impl.metadata.helpers import (
+    at_rest_matches_scratch,
+    groups,
+    join,
+    ok,
+    register,
+    rejected,
+    run,
+    rw,
+    steps,
+    topology,
+)
+
+RING = topology([("A", 100), ("B", 200), ("C", 300)])
+RING4 = topology([("A", 100), ("B", 200), ("C", 300), ("D", 400)])
+
+
+def base(doc: dict[str, Any] = RING) -> Metadata:
+    return Metadata.from_topology(doc)
+
+
+def test_move_splits_at_the_new_token_and_merges_at_the_old_one() -> None:
+    """Move: PREPARE splits at the new tokens; FINISH swaps tokens and merges at the old ones."""
+    m = ok(base(RING4), {"kind": "PREPARE_MOVE", "node": "B", "tokens": [250]})
+    assert m.node_state("B").value == "MOVING"
+    assert (200, 250) in groups(m) and (100, 200) in groups(m)
+    m = ok(m, steps("MOVE", "B")[0])
+    # B gains (200, 250] as primary: it becomes a write replica of it before reads move
+    assert groups(m)[(200, 250)] == rw("CD", "BCD")
+    m = run(m, steps("MOVE", "B")[1:])
+    assert m.tokens_of("B") == (250,)
+    assert groups(m) == {
+        (400, 100): rw("AB", "AB"),
+        (100, 250): rw("BC", "BC"),
+        (250, 300): rw("CD", "CD"),
+        (300, 400): rw("DA", "DA"),
+    }
+    assert m.node_state("B").value == "JOINED"
+    assert at_rest_matches_scratch(m)
+
+
+def test_replace_hands_the_replaced_nodes_ranges_to_the_replacement() -> None:
+    """Replace: START adds the replacement wherever the replaced node is a replica; MID swaps it
+    into reads; FINISH removes the replaced node; its tokens move to the replacement."""
+    m = run(base(), [register("D"), {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "B"}])
+    assert m.node_state("D").value == "BOOT_REPLACING"
+    m = ok(m, steps("REPLACE", "D")[0])
+    assert groups(m) == {(300, 100): rw("AB", "ABD"), (100, 200): rw("BC", "BCD"), (200, 300): rw("CA", "CA")}
+    m = ok(m, steps("REPLACE", "D")[1])
+    assert groups(m) == {(300, 100): rw("AD", "ABD"), (100, 200): rw("DC", "BCD"), (200, 300): rw("CA", "CA")}
+    m = ok(m, steps("REPLACE", "D")[2])
+    assert groups(m) == {(300, 100): rw("AD", "AD"), (100, 200): rw("DC", "DC"), (200, 300): rw("CA", "CA")}
+    assert m.tokens_of("D") == (200,) and m.tokens_of("B") == ()
+    assert (m.node_state("B").value, m.node_state("D").value) == ("LEFT", "JOINED")
+
+
+def test_removenode_takes_the_same_steps_as_a_decommission() -> None:
+    m = run(base(RING4), [{"kind": "PREPARE_LEAVE", "node": "C", "remove": True}, *steps("LEAVE", "C")])
+    assert m.node_state("C").value == "LEFT"
+    assert groups(m)[(200, 400)] == rw("DA", "DA")
+    assert at_rest_matches_scratch(m)
+
+
+def test_vnode_join_splits_every_range_it_lands_in() -> None:
+    m = run(base(RING4), join("X", [50, 150, 350]))
+    assert m.tokens_of("X") == (50, 150, 350)
+    assert len(groups(m)) == 7
+    assert at_rest_matches_scratch(m)
+    m = run(m, [{"kind": "PREPARE_LEAVE", "node": "X"}, *steps("LEAVE", "X")])
+    assert groups(m) == groups(base(RING4))
+
+
+def test_unsafe_join_and_assassinate_take_one_epoch() -> None:
+    m = run(base(RING4), [register("X"), {"kind": "UNSAFE_JOIN", "node": "X", "tokens": [150]}])
+    assert m.epoch == 2 and m.node_state("X").value == "JOINED" and not m.sequences
+    assert at_rest_matches_scratch(m)
+    m = ok(m, {"kind": "ASSASSINATE", "node": "C"})
+    assert m.epoch == 3 and m.node_state("C").value == "LEFT" and not m.sequences
+    assert at_rest_matches_scratch(m)
+
+
+# -- rejections ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["START_JOIN", "MID_JOIN", "FINISH_JOIN"])
+def test_join_steps_without_prepare_are_out_of_order(kind: str) -> None:
+    m = ok(base(), register("X"))
+    assert rejected(m, {"kind": kind, "node": "X"}) == f"X: {kind} out of order"
+
+
+def test_skipping_a_step_is_out_of_order() -> None:
+    m = run(base(), [register("X"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]}])
+    assert rejected(m, {"kind": "MID_JOIN", "node": "X"}) == "X: MID_JOIN out of order"
+    assert rejected(m, {"kind": "START_LEAVE", "node": "X"}) == "X: START_LEAVE out of order"
+    m = ok(m, {"kind": "START_JOIN", "node": "X"})
+    assert rejected(m, {"kind": "START_JOIN", "node": "X"}) == "X: START_JOIN out of order"
+
+
+def test_overlapping_operations_are_refused_by_range_locks() -> None:
+    """CEP: operations on overlapping ranges are serialized by locks taken at PREPARE."""
+    m = run(base(RING4), [register("X"), register("Y"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]}])
+    assert rejected(m, {"kind": "PREPARE_JOIN", "node": "Y", "tokens": [160]}) == (
+        "Y: range lock conflict with sequence of X"
+    )
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: range lock conflict with sequence of X"
+
+
+def test_disjoint_operations_interleave_and_end_at_rest() -> None:
+    doc = topology(
+        [(n, t) for n, t in zip("ABCDEFGH", range(100, 900, 100), strict=True)],
+        {"ks": {"class": "SimpleStrategy", "replication_factor": 1}},
+    )
+    m = run(base(doc), [register("X"), register("Y")])
+    m = ok(m, {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]})
+    m = ok(m, {"kind": "PREPARE_JOIN", "node": "Y", "tokens": [550]})
+    m = run(m, [steps("JOIN", "Y")[0], steps("JOIN", "X")[0], steps("JOIN", "X")[1]])
+    m = ok(m, {"kind": "PREPARE_LEAVE", "node": "H"})
+    m = run(m, [*steps("JOIN", "Y")[1:], steps("JOIN", "X")[2], *steps("LEAVE", "H")])
+    assert not m.sequences and at_rest_matches_scratch(m)
+
+
+def test_a_node_runs_at_most_one_sequence() -> None:
+    m = run(base(RING4), [{"kind": "PREPARE_MOVE", "node": "B", "tokens": [250]}])
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: a MOVE sequence is already in progress"
+    m = run(base(RING4), [register("X"), {"kind": "PREPARE_REPLACE", "node": "X", "replaced": "B"}])
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: is being replaced by X"
+
+
+def test_tokens_must_be_free() -> None:
+    m = ok(base(), register("X"))
+    assert rejected(m, {"kind": "PREPARE_JOIN", "node": "X", "tokens": [200]}) == (
+        "X: token 200 is already owned by B"
+    )
+    assert rejected(m, {"kind": "PREPARE_JOIN", "node": "X", "tokens": [2**63]}).startswith("malformed:")
+
+
+def test_leave_below_rf_is_refused() -> None:
+    """A leave must not leave a DC with fewer nodes than its RF (SimpleStrategy: the cluster)."""
+    m = base(topology([("A", 100), ("B", 200)]))
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == (
+        "B: leaving would leave the cluster with 1 nodes, fewer than RF 2 of keyspace ks"
+    )
+    nts = {"ks": {"class": "NetworkTopologyStrategy", "dc1": 1, "dc2": 2}}
+    m = base(topology([{"id": n, "dc": dc, "rack": "r1", "tokens": [t]} for n, dc, t in [("A", "dc1", 1), ("B", "dc2", 2), ("C", "dc2", 3), ("D", "dc1", 4)]], nts))
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "C", "remove": True}) == (
+        "C: leaving would leave dc2 with 1 nodes, fewer than RF 2 of keyspace ks"
+    )
+    ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
+
+
+def test_cms_member_cannot_leave_before_the_cms_is_reconfigured() -> None:
+    assert rejected(base(RING4), {"kind": "PREPARE_LEAVE", "node": "A"}).startswith("A: is a CMS member")
+
+
+def test_malformed_transformations() -> None:
+    m = base()
+    assert rejected(m, {"kind": "NOPE"}).startswith("malformed:")
+    assert rejected(m, {"kind": "PREPARE_JOIN", "node": "X"}).startswith("malformed:")
+    assert rejected(m, {"kind": "PREPARE_JOIN", "node": 3, "tokens": [1]}).startswith("malformed:")
+    assert rejected(m, {"kind": "REGISTER", "node": {"id": "X"}}).startswith("malformed:")
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B", "remove": "yes"}).startswith("malformed:")
+
+
+def test_register_twice_and_unregister() -> None:
+    m = ok(base(), register("X"))
+    assert rejected(m, register("X")) == "X: already registered"
+    m = ok(m, {"kind": "UNREGISTER", "node": "X"})
+    assert "X" not in m.directory
+    assert rejected(m, {"kind": "UNREGISTER", "node": "B"}) == "B: cannot unregister from state JOINED"
+
+
+# -- cancel ----------------------------------------------------------------------------------
+
+OPERATIONS = {
+    "join": (RING4, [register("X"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150, 350]}], "X", "JOIN"),
+    "leave": (RING4, [{"kind": "PREPARE_LEAVE", "node": "C"}], "C", "LEAVE"),
+    "move": (RING4, [{"kind": "PREPARE_MOVE", "node": "B", "tokens": [250, 50]}], "B", "MOVE"),
+    "replace": (RING4, [register("X"), {"kind": "PREPARE_REPLACE", "node": "X", "replaced": "C"}], "X", "REPLACE"),
+}
+
+
+@pytest.mark.parametrize("done", [0, 1, 2], ids=["after-prepare", "after-start", "after-mid"])
+@pytest.mark.parametrize("op", sorted(OPERATIONS))
+def test_cancel_at_each_step_restores_the_previous_placements(op: str, done: int) -> None:
+    """CEP: a sequence is cancelled by a compensating transformation, reverting its steps."""
+    doc, prepare, node, kind = OPERATIONS[op]
+    before = run(base(doc), prepare[:-1])
+    m = run(before, [prepare[-1], *steps(kind, node)[:done]])
+    cancelled = ok(m, {"kind": "CANCEL_SEQUENCE", "node": node})
+    assert groups(cancelled) == groups(before)
+    assert cancelled.placements_json() == before.placements_json()
+    assert cancelled.node_state(node) == before.node_state(node)
+    assert not cancelled.sequences and cancelled.locked_ranges() == {}
+    assert at_rest_matches_scratch(cancelled)
+
+
+def test_cancel_without_a_sequence_is_refused() -> None:
+    assert rejected(base(), {"kind": "CANCEL_SEQUENCE", "node": "B"}) == "B: no sequence in progress to cancel"
