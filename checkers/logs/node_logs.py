@@ -1,0 +1,102 @@
+"""Invariants of the node logs themselves: epochs, agreement on content, prefixes.
+
+- `check_epochs`: in every node's log, epochs strictly increase by one.
+- `check_unique_epochs`: no epoch holds two different entries, across all logs and commits.
+- `check_prefixes`: every node's log is a prefix of the longest one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from checkers.logs.entries import CommitAttempt, LogEntry, NodeLog
+from checkers.logs.verdict import (
+    DUPLICATE_EPOCH,
+    EPOCH_GAP,
+    NOT_A_PREFIX,
+    LogVerdict,
+    LogViolation,
+    verdict,
+)
+
+
+def check_epochs(logs: Sequence[NodeLog]) -> LogVerdict:
+    """Each log applies epoch e+1 right after e (a node applies the log strictly in order)."""
+    violations = []
+    for log in logs:
+        for before, after in zip(log.entries, log.entries[1:], strict=False):
+            if after.epoch != before.epoch + 1:
+                violations.append(
+                    LogViolation(
+                        invariant=EPOCH_GAP, epoch=after.epoch, node=log.node, entries=(before, after)
+                    )
+                )
+                break
+    return verdict(violations)
+
+
+def check_unique_epochs(
+    logs: Sequence[NodeLog], commits: Iterable[CommitAttempt] = ()
+) -> LogVerdict:
+    """No epoch is committed twice with different content (entry id, kind, transformation).
+
+    Committed attempts count as entries too: what a client was told it committed at epoch e
+    must be what the logs hold at e."""
+    seen: dict[int, dict[tuple[object, ...], LogEntry]] = {}
+    where: dict[int, list[str]] = {}
+    for log in logs:
+        for entry in log.entries:
+            seen.setdefault(entry.epoch, {}).setdefault(entry.content, entry)
+            where.setdefault(entry.epoch, []).append(log.node)
+    attempts: dict[int, list[CommitAttempt]] = {}
+    for attempt in commits:
+        if attempt.epoch is None:
+            continue
+        entry = LogEntry(
+            epoch=attempt.epoch,
+            entry_id=attempt.entry_id,
+            kind=attempt.kind,
+            transformation=attempt.transformation,
+        )
+        seen.setdefault(entry.epoch, {}).setdefault(entry.content, entry)
+        attempts.setdefault(entry.epoch, []).append(attempt)
+    violations = [
+        LogViolation(
+            invariant=DUPLICATE_EPOCH,
+            epoch=epoch,
+            entries=tuple(contents.values()),
+            attempts=tuple(attempts.get(epoch, ())),
+        )
+        for epoch, contents in sorted(seen.items())
+        if len(contents) > 1
+    ]
+    return verdict(violations)
+
+
+def longest(logs: Sequence[NodeLog]) -> NodeLog | None:
+    """The longest log (ties: the first node by name), the one the others are prefixes of."""
+    if not logs:
+        return None
+    return max(sorted(logs, key=lambda log: log.node), key=lambda log: len(log.entries))
+
+
+def check_prefixes(logs: Sequence[NodeLog]) -> LogVerdict:
+    """Every node's applied log is a prefix of the longest one (same entries, same order)."""
+    reference = longest(logs)
+    if reference is None:
+        return verdict([])
+    violations = []
+    for log in sorted(logs, key=lambda log: log.node):
+        for mine, theirs in zip(log.entries, reference.entries, strict=False):
+            if mine != theirs:
+                violations.append(
+                    LogViolation(
+                        invariant=NOT_A_PREFIX,
+                        epoch=mine.epoch,
+                        node=log.node,
+                        entries=(mine, theirs),
+                        detail=(("longest", reference.node),),
+                    )
+                )
+                break
+    return verdict(violations)
