@@ -51,17 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         return result if isinstance(result, int) else 0
     except BadInput as e:
         click.echo(f"tcmcheck: error: {e}", err=True)
-        sys.exit(2)
+        return 2
     except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
+        return e.exit_code
     except click.exceptions.Abort:
         click.echo("tcmcheck: aborted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as e:
         # usage errors (unknown option, missing file argument, bad choice): one line, exit 2
         click.echo(f"tcmcheck: error: {e.format_message()}", err=True)
-        sys.exit(2)
+        return 2
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

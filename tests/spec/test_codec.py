@@ -1,0 +1,38 @@
+"""Transformations survive the JSON wire shape (docs/transformations-json.md) unchanged."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from campaign.formats.transformations import parse_transformation, transformation_json
+from spec import transformations as T
+from spec.metadata import ClusterMetadata
+from spec.nodes import Location, NodeId
+from spec.topology import Topology
+from strategies.operations import transformations
+from strategies.topologies import topologies
+
+EXTRA = [
+    T.AlterTopology(changes=((NodeId("A"), Location(dc="dc2", rack="r2")),)),
+    T.PrepareCMSReconfiguration(add={"B"}, remove={"A"}),
+    T.AdvanceCMSReconfiguration(), T.CancelCMSReconfiguration(), T.TriggerSnapshot(),
+    T.InitializeCMS(node="A", ignore={"C"}), T.UnsafeJoin(node="X", tokens=(5, 7)), T.Assassinate(node="B"),
+    T.Unregister(node="Q"),
+]
+
+
+@given(topologies(max_nodes=4, max_tokens=2), st.data())
+def test_generated_transformations_round_trip_through_json(topology: Topology, data: st.DataObject) -> None:
+    t = data.draw(st.one_of(transformations(ClusterMetadata.initial(topology)), st.sampled_from(EXTRA)))
+    wire = json.loads(json.dumps(transformation_json(t)))
+    assert parse_transformation(wire) == t
+
+
+def test_every_kind_has_a_wire_shape() -> None:
+    kinds = {t.kind for t in EXTRA} | {"REGISTER", "PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE",
+                                       "SCHEMA_CHANGE"} | {c.kind for c in T.ALL if c.kind.split("_")[0] in ("START", "MID", "FINISH")}
+    kinds |= {"CANCEL_SEQUENCE"}
+    assert kinds == set(T.BY_KIND)
