@@ -117,6 +117,7 @@ class Cluster:
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
         self.cms_target: tuple[str, ...] | None = self._initial_target()
         self.nodes: dict[str, Node | None] = {}
+        self._scheduled = False
         for i, nid in enumerate(self.node_ids):
             self.nodes[nid] = Node(node_id=nid, index=i, cluster=self, disk=self.disks[nid])
 
@@ -157,8 +158,12 @@ class Cluster:
         node = self.nodes.get(node_id)
         chain = node.log.chain if node is not None else ""
         if entry is not None:
-            prev = self._epoch_entry.setdefault(entry.epoch, entry)
-            if prev != entry:
+            prev = self._epoch_entry.get(entry.epoch)
+            if prev is None:
+                # why here: a commit is counted once per epoch, however many proposers drove it
+                self._epoch_entry[entry.epoch] = entry
+                self.counters["commits"] += 1
+            elif prev != entry:
                 self.conflicts.append(f"epoch {entry.epoch}: {prev.brief()} vs {entry.brief()} "
                                       f"on {node_id}")
             epoch = entry.epoch
@@ -269,23 +274,30 @@ class Cluster:
         return len(epochs) <= 1
 
     def run(self) -> RunResult:
-        self._schedule()
-        end = self.settings.end_time_ns
+        """Run to quiescence or the end time (continuing from wherever `run_until` stopped)."""
+        quiescent = self._run(self.settings.end_time_ns, stop_when_quiet=True)
+        return self._result(quiescent or self._quiescent())
+
+    def run_until(self, t: int) -> None:
+        """Process every event up to virtual time `t` (tests inspect the cluster in between)."""
+        self._run(min(t, self.settings.end_time_ns), stop_when_quiet=False)
+
+    def _run(self, end: int, *, stop_when_quiet: bool) -> bool:
+        if not self._scheduled:
+            self._scheduled = True
+            self._schedule()
         queue = self.queue
-        quiescent = False
         while True:
             t = queue.peek_time()
             if t is None or t > end:
-                break
+                if not stop_when_quiet and self.clock.now < end:
+                    self.clock.advance_to(end)
+                return False
             ev = queue.pop()
             assert ev is not None
             ev.fn(*ev.args)
-            if queue.pending_work == 0 and self._quiescent():
-                quiescent = True
-                break
-        if not quiescent:
-            quiescent = self._quiescent()
-        return self._result(quiescent)
+            if stop_when_quiet and queue.pending_work == 0 and self._quiescent():
+                return True
 
     def _result(self, quiescent: bool) -> RunResult:
         nodes = []

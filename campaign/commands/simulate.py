@@ -1,14 +1,53 @@
-"""`tcmcheck simulate` (placeholder until its issue lands)."""
+"""`tcmcheck simulate SCENARIO.json --seed N [--trace FILE] [--history FILE]`.
+
+Runs one simulation (impl.cluster.run_scenario) to quiescence or the scenario's end time and
+prints a JSON summary: seed, trace hash, final epoch, per node its applied epoch and log hash,
+counters. `--trace` writes every event, one per line; `--history` the commit requests as
+JSONL (DESIGN's history shape). Bad scenario input is BadInput (exit 2).
+"""
 
 from __future__ import annotations
+
+import json
 
 import click
 
 from campaign.errors import BadInput
+from campaign.formats.scenario import load_scenario
 
 
-@click.command(name="simulate", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def simulate(args: tuple[str, ...]) -> int:
-    """Not implemented yet."""
-    raise BadInput("simulate is not implemented yet")
+@click.command(name="simulate")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--seed", type=int, default=0, show_default=True, help="The run's one RNG seed.")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
+              help="Write every event of the run, one per line.")
+@click.option("--history", "history_file", type=click.Path(dir_okay=False), default=None,
+              help="Write the commit requests as JSONL (invoke/ok/fail/info).")
+@click.option("--logs/--no-logs", default=False, help="Include every node's log in the summary.")
+def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str | None,
+             logs: bool) -> int:
+    """Run one deterministic simulation of a TCM cluster."""
+    from impl.cluster import Cluster
+
+    parsed = load_scenario(scenario)
+    try:
+        cluster = Cluster(parsed, seed, keep_trace=trace_file is not None)
+    except ValueError as e:  # InvalidTopology is a ValueError: the topology is the user's
+        raise BadInput(f"{scenario}: {e}") from None
+    result = cluster.run()
+    if trace_file is not None:
+        with open(trace_file, "w") as f:
+            f.writelines(result.trace)
+    if history_file is not None:
+        with open(history_file, "w") as f:
+            for op in result.history:
+                f.write(json.dumps(op.to_json(), sort_keys=True) + "\n")
+    summary = result.summary()
+    if logs:
+        summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}
+                                  for e in n.entries] for n in result.nodes}
+    click.echo(json.dumps(summary, indent=2, sort_keys=True))
+    return 0
+
+
+__all__ = ["simulate", "BadInput"]

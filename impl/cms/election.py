@@ -75,7 +75,6 @@ class Election:
         entry = Entry(epoch=node.log.applied + 1, entry_id=f"{node.id}:election",
                       kind="INITIALIZE_CMS", transformation=self._transformation)
         node.trace.event("commit", node.id, "-", entry.brief())
-        node.counters["commits"] += 1
         node.commit_and_push(entry)
         self.outcome = "committed"
         node.history.record(self._process, "ok", self._value(epoch=entry.epoch), node.id)

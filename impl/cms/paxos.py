@@ -226,7 +226,6 @@ class Proposal:
         node = self.node
         node.cancel(self.timer)
         node.trace.event("commit", node.id, "-", value.brief())
-        node.counters["commits"] += 1
         node.commit_and_push(value)
         if value.entry_id == self.request.entry_id:
             self._finish_committed(value.epoch)

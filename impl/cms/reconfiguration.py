@@ -101,7 +101,7 @@ class ReconfigurationDriver:
 
         self._node.submitter.submit(canonical_json(transformation), done)
         # why: the submitter may end in `info` without a callback; poll again after a while
-        self._node.timer(self._node.settings.submit_timeout_ns * 6, self._unstick)
+        self._node.timer(self._node.settings.submit_timeout_ns * 6, self._unstick, work=False)
 
     def _unstick(self) -> None:
         if self._in_flight:
@@ -113,7 +113,7 @@ class ReconfigurationDriver:
         self._in_flight = True
         node.send(joiner, StreamLog(sender=node.id, epoch=node.log.applied,
                                     upto=node.log.applied))
-        node.timer(node.settings.stream_timeout_ns, self._stream_timeout, joiner)
+        node.timer(node.settings.stream_timeout_ns, self._stream_timeout, joiner, work=False)
 
     def _stream_timeout(self, joiner: str) -> None:
         if self._in_flight and joiner not in self._streamed:

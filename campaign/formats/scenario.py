@@ -1,0 +1,278 @@
+"""SCENARIO.json (docs/simulate.md) -> impl.scenario.Scenario; any problem is one-line BadInput."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import BadInput
+from impl.bus import Latency, NetworkFaults
+from impl.entry import canonical_json
+from impl.scenario import (
+    CmsChange,
+    Crash,
+    Initialize,
+    Partition,
+    Scenario,
+    Submission,
+    Workload,
+)
+from impl.settings import Settings
+from impl.sim.clock import ms_to_ns
+
+_TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
+        "settings", "description"}
+_SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
+                "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
+                "election_timeout_ms", "stream_timeout_ms", "end_time_ms"}
+_SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_attempts"}
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: malformed JSON: {e.msg} at line {e.lineno}") from None
+    return parse_scenario(doc, base=p.parent)
+
+
+def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
+    obj = _object(doc, "scenario")
+    _keys(obj, _TOP, "scenario")
+    topology = obj.get("topology")
+    if isinstance(topology, str) and base is not None:
+        topology = _read_json(base / topology, "topology")
+    topo = _object(topology, "topology")
+    nodes_doc = topo.get("nodes")
+    if not isinstance(nodes_doc, list) or not nodes_doc:
+        raise BadInput("topology: \"nodes\" must be a non-empty list")
+    ids: set[str] = set()
+    for n in nodes_doc:
+        if not isinstance(n, dict) or not isinstance(n.get("id"), str) or not n["id"]:
+            raise BadInput("topology: every node needs a string \"id\"")
+        if n["id"] in ids:
+            raise BadInput(f"topology: node {n['id']} appears twice")
+        ids.add(n["id"])
+
+    def node(value: Any, where: str) -> str:
+        if not isinstance(value, str) or value not in ids:
+            raise BadInput(f"{where}: unknown node {value!r}")
+        return value
+
+    def node_list(value: Any, where: str) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise BadInput(f"{where}: expected a list of node ids")
+        return tuple(node(v, where) for v in value)
+
+    cms_size: int | None = None
+    cms_members: tuple[str, ...] | None = None
+    if "cms" in obj:
+        cms = _object(obj["cms"], "cms")
+        _keys(cms, {"size", "members", "policy"}, "cms")
+        if "members" in cms:
+            cms_members = node_list(cms["members"], "cms.members")
+            if not cms_members:
+                raise BadInput("cms.members: the CMS needs at least one member")
+        elif "size" in cms:
+            cms_size = _int(cms["size"], "cms.size", lo=0)
+            if cms_size > len(ids):
+                raise BadInput(f"cms.size: {cms_size} members but only {len(ids)} nodes")
+        elif cms.get("policy", "auto") != "auto":
+            raise BadInput("cms.policy: only \"auto\" (the CEP's sizing policy) is known")
+
+    submissions = []
+    for i, s in enumerate(_list(obj.get("submissions", []), "submissions")):
+        where = f"submissions[{i}]"
+        s = _object(s, where)
+        _keys(s, {"node", "at_ms", "transformation"}, where)
+        tr = _object(s.get("transformation"), f"{where}.transformation")
+        if not isinstance(tr.get("kind"), str):
+            raise BadInput(f"{where}.transformation: needs a string \"kind\"")
+        submissions.append(Submission(node=node(s.get("node"), where),
+                                      at=_ms(s.get("at_ms", 0), f"{where}.at_ms"),
+                                      transformation=canonical_json(tr)))
+
+    workloads = []
+    for i, w in enumerate(_list(obj.get("workloads", []), "workloads")):
+        where = f"workloads[{i}]"
+        w = _object(w, where)
+        _keys(w, {"kind", "count", "start_ms", "spread_ms", "nodes", "names"}, where)
+        if w.get("kind", "schema") != "schema":
+            raise BadInput(f"{where}.kind: only \"schema\" workloads are known")
+        workloads.append(Workload(
+            kind="schema", count=_int(w.get("count", 100), f"{where}.count", lo=0),
+            start=_ms(w.get("start_ms", 0), f"{where}.start_ms"),
+            spread=_ms(w.get("spread_ms", 1000), f"{where}.spread_ms"),
+            nodes=node_list(w.get("nodes", []), f"{where}.nodes"),
+            names=_int(w.get("names", 4), f"{where}.names", lo=1)))
+
+    faults = _object(obj.get("faults", {}), "faults")
+    _keys(faults, {"loss", "duplicate", "reorder", "reorder_extra_ms", "latency", "partitions",
+                   "crashes"}, "faults")
+    network = NetworkFaults(
+        loss=_prob(faults.get("loss", 0.0), "faults.loss"),
+        duplicate=_prob(faults.get("duplicate", 0.0), "faults.duplicate"),
+        reorder=_prob(faults.get("reorder", 0.0), "faults.reorder"),
+        reorder_extra_ms=_num(faults.get("reorder_extra_ms", 20.0), "faults.reorder_extra_ms"),
+        latency=_latency(faults.get("latency", {"dist": "uniform", "min_ms": 1, "max_ms": 5})))
+    partitions = []
+    for i, p in enumerate(_list(faults.get("partitions", []), "faults.partitions")):
+        where = f"faults.partitions[{i}]"
+        p = _object(p, where)
+        _keys(p, {"groups", "isolate", "start_ms", "heal_ms"}, where)
+        if "isolate" in p:
+            groups: tuple[tuple[str, ...], ...] = (node_list(p["isolate"], f"{where}.isolate"),)
+        else:
+            groups = tuple(node_list(g, f"{where}.groups")
+                           for g in _list(p.get("groups"), f"{where}.groups"))
+        seen = [n for g in groups for n in g]
+        if len(seen) != len(set(seen)):
+            raise BadInput(f"{where}: a node is in two groups")
+        start = _ms(p.get("start_ms", 0), f"{where}.start_ms")
+        heal = _ms(p["heal_ms"], f"{where}.heal_ms") if p.get("heal_ms") is not None else None
+        if heal is not None and heal < start:
+            raise BadInput(f"{where}: heal_ms before start_ms")
+        partitions.append(Partition(groups=groups, start=start, heal=heal))
+    crashes = []
+    for i, c in enumerate(_list(faults.get("crashes", []), "faults.crashes")):
+        where = f"faults.crashes[{i}]"
+        c = _object(c, where)
+        _keys(c, {"node", "at_ms", "restart_ms"}, where)
+        at = _ms(c.get("at_ms", 0), f"{where}.at_ms")
+        restart = (_ms(c["restart_ms"], f"{where}.restart_ms")
+                   if c.get("restart_ms") is not None else None)
+        if restart is not None and restart < at:
+            raise BadInput(f"{where}: restart_ms before at_ms")
+        crashes.append(Crash(node=node(c.get("node"), where), at=at, restart=restart))
+
+    changes = []
+    for i, ch in enumerate(_list(obj.get("cms_changes", []), "cms_changes")):
+        where = f"cms_changes[{i}]"
+        ch = _object(ch, where)
+        _keys(ch, {"at_ms", "members"}, where)
+        members = node_list(ch.get("members"), f"{where}.members")
+        if not members:
+            raise BadInput(f"{where}.members: the CMS needs at least one member")
+        changes.append(CmsChange(at=_ms(ch.get("at_ms", 0), f"{where}.at_ms"), members=members))
+
+    initialize = None
+    if "initialize" in obj:
+        init = _object(obj["initialize"], "initialize")
+        _keys(init, {"initiator", "at_ms", "ignore", "versions", "states", "views"}, "initialize")
+        versions = _object(init.get("versions", {}), "initialize.versions")
+        states = _object(init.get("states", {}), "initialize.states")
+        views = _object(init.get("views", {}), "initialize.views")
+        initialize = Initialize(
+            initiator=node(init.get("initiator"), "initialize.initiator"),
+            at=_ms(init.get("at_ms", 0), "initialize.at_ms"),
+            # why not node(): ignoring a node that does not exist is gate 2's rejection
+            ignore=tuple(str(x) for x in _list(init.get("ignore", []), "initialize.ignore")),
+            versions=tuple(sorted((node(k, "initialize.versions"), str(v))
+                                  for k, v in versions.items())),
+            states=tuple(sorted((node(k, "initialize.states"), str(v))
+                                for k, v in states.items())),
+            views=tuple(sorted((node(k, "initialize.views"),
+                                canonical_json(_object(v, f"initialize.views.{k}")))
+                               for k, v in views.items())))
+
+    return Scenario(topology=canonical_json(topo), cms_size=cms_size, cms_members=cms_members,
+                    submissions=tuple(submissions), workloads=tuple(workloads),
+                    crashes=tuple(crashes), partitions=tuple(partitions),
+                    cms_changes=tuple(changes), initialize=initialize, network=network,
+                    settings=_settings(obj.get("settings", {})))
+
+
+def _settings(value: Any) -> Settings:
+    s = _object(value, "settings")
+    _keys(s, _SETTINGS_MS | _SETTINGS_INT, "settings")
+    kwargs: dict[str, int] = {}
+    for k, v in s.items():
+        if k in _SETTINGS_MS:
+            kwargs[k[: -len("_ms")] + "_ns"] = _ms(v, f"settings.{k}")
+        else:
+            kwargs[k] = _int(v, f"settings.{k}", lo=0 if k == "snapshot_interval" else 1)
+    if "snapshot_interval" in kwargs and "snapshot_catchup_threshold" not in kwargs:
+        kwargs["snapshot_catchup_threshold"] = max(kwargs["snapshot_interval"], 1)
+    return Settings(**kwargs)
+
+
+def _latency(value: Any) -> Latency:
+    lat = _object(value, "faults.latency")
+    dist = lat.get("dist", "uniform")
+    where = "faults.latency"
+    if dist == "fixed":
+        _keys(lat, {"dist", "ms"}, where)
+        return Latency(dist="fixed", a=_num(lat.get("ms", 1), f"{where}.ms"), b=0.0)
+    if dist == "uniform":
+        _keys(lat, {"dist", "min_ms", "max_ms"}, where)
+        lo = _num(lat.get("min_ms", 1), f"{where}.min_ms")
+        hi = _num(lat.get("max_ms", 5), f"{where}.max_ms")
+        if hi < lo:
+            raise BadInput(f"{where}: max_ms below min_ms")
+        return Latency(dist="uniform", a=lo, b=hi)
+    if dist == "exponential":
+        _keys(lat, {"dist", "mean_ms", "min_ms"}, where)
+        return Latency(dist="exponential", a=_num(lat.get("mean_ms", 2), f"{where}.mean_ms"),
+                       b=_num(lat.get("min_ms", 0), f"{where}.min_ms"))
+    if dist == "lognormal":
+        _keys(lat, {"dist", "median_ms", "sigma"}, where)
+        return Latency(dist="lognormal", a=_num(lat.get("median_ms", 2), f"{where}.median_ms"),
+                       b=_num(lat.get("sigma", 0.5), f"{where}.sigma"))
+    raise BadInput(f"{where}.dist: unknown distribution {dist!r} "
+                   "(fixed, uniform, exponential, lognormal)")
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except OSError as e:
+        raise BadInput(f"{what}: cannot read {path} ({e.strerror})") from None
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{what}: {path}: malformed JSON: {e.msg} at line {e.lineno}") from None
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadInput(f"{where}: expected a JSON object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise BadInput(f"{where}: expected a JSON list")
+    return value
+
+
+def _keys(obj: dict[str, Any], allowed: set[str], where: str) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise BadInput(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(allowed))})")
+
+
+def _num(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise BadInput(f"{where}: expected a non-negative number, got {value!r}")
+    return float(value)
+
+
+def _ms(value: Any, where: str) -> int:
+    return ms_to_ns(_num(value, where))
+
+
+def _int(value: Any, where: str, *, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        raise BadInput(f"{where}: expected an integer >= {lo}, got {value!r}")
+    return value
+
+
+def _prob(value: Any, where: str) -> float:
+    v = _num(value, where)
+    if v > 1:
+        raise BadInput(f"{where}: a probability must lie in [0, 1], got {value!r}")
+    return v
