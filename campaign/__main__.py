@@ -1,1 +1,5 @@
-import sys; from campaign.cli import main; sys.exit(main())
+import sys
+
+from campaign.cli import main
+
+sys.exit(main())

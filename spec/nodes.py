@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from typing import NewType
 
 from attrs import field, frozen
@@ -28,6 +29,11 @@ class NodeState(enum.Enum):
 def _nonempty(instance: object, attribute: object, value: str) -> None:
     if not value:
         raise ValueError("dc and rack must be non-empty")
+
+
+def node_set(nodes: Iterable[str]) -> frozenset[NodeId]:
+    """attrs converter: any iterable of node ids becomes a frozenset (idempotent)."""
+    return frozenset(NodeId(n) for n in nodes)
 
 
 @frozen(kw_only=True)

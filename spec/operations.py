@@ -14,6 +14,7 @@ from attrs import field, frozen
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
 from spec.sequences import OperationKind, Step
+from spec.tokens import token_tuple
 from spec.topology import NodeSpec, Topology
 from spec.transformations import (
     CancelSequence,
@@ -60,7 +61,7 @@ class Remove:
 @frozen(kw_only=True)
 class Move:
     node: NodeId
-    tokens: tuple[int, ...] = field(converter=tuple)
+    tokens: tuple[int, ...] = field(converter=token_tuple)
     until: Step = Step.FINISH
 
 
@@ -157,7 +158,9 @@ def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
 
 
 def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation]) -> OperationRun:
-    states, kinds, done = [start], ["INITIAL"], [None]
+    states: list[ClusterMetadata] = [start]
+    kinds: list[str] = ["INITIAL"]
+    done: list[Transformation | None] = [None]
     for t in transformations:
         result = t.execute(states[-1])
         if isinstance(result, Rejected):

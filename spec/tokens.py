@@ -8,6 +8,7 @@ past the maximum token back to the minimum, and `(t, t]` is the whole ring. The 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NewType
 
 from attrs import frozen
@@ -16,6 +17,11 @@ MIN_TOKEN = -(2**63)
 MAX_TOKEN = 2**63 - 1
 
 Token = NewType("Token", int)
+
+
+def token_tuple(tokens: Iterable[int]) -> tuple[int, ...]:
+    """attrs converter: any iterable of tokens becomes a tuple (idempotent)."""
+    return tuple(tokens)
 
 
 def is_valid_token(value: int) -> bool:
@@ -70,10 +76,7 @@ class Range:
         if other.is_full_ring:
             return False
         mine = self.unwrap()
-        for olo, ohi in other.unwrap():
-            if not any(lo <= olo and ohi <= hi for lo, hi in mine):
-                return False
-        return True
+        return all(any(lo <= olo and ohi <= hi for lo, hi in mine) for olo, ohi in other.unwrap())
 
     def __repr__(self) -> str:
         return f"Range({self.left}, {self.right})"

@@ -32,5 +32,12 @@ BY_KIND: dict[str, type[Transformation]] = {t.kind: t for t in ALL}
 
 __all__ = [
     "ALL", "BY_KIND", "Rejected", "Result", "Success", "Transformation",
-    *(t.__name__ for t in ALL),
+    "Register", "Unregister",
+    "PrepareJoin", "StartJoin", "MidJoin", "FinishJoin",
+    "PrepareLeave", "StartLeave", "MidLeave", "FinishLeave",
+    "PrepareMove", "StartMove", "MidMove", "FinishMove",
+    "PrepareReplace", "StartReplace", "MidReplace", "FinishReplace",
+    "CancelSequence", "UnsafeJoin", "Assassinate", "AlterSchema", "AlterTopology",
+    "PrepareCMSReconfiguration", "AdvanceCMSReconfiguration", "CancelCMSReconfiguration",
+    "TriggerSnapshot", "InitializeCMS",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attrs import field, frozen
+from attrs import frozen
 
 from spec.metadata import ClusterMetadata
 from spec.nodes import Location, NodeId
@@ -12,7 +12,7 @@ from spec.transformations.base import Rejected, Result, Success, Transformation
 @frozen(kw_only=True)
 class AlterTopology(Transformation):
     kind = "ALTER_TOPOLOGY"
-    changes: tuple[tuple[NodeId, Location], ...] = field(converter=tuple)
+    changes: tuple[tuple[NodeId, Location], ...]
 
     def execute(self, m: ClusterMetadata) -> Result:
         if not self.changes:

@@ -10,15 +10,15 @@ from attrs import evolve, field, frozen
 
 from spec.cms import CMSReconfiguration, CMSStep, CMSStepKind
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId, NodeState, node_set
 from spec.transformations.base import Rejected, Result, Success, Transformation
 
 
 @frozen(kw_only=True)
 class PrepareCMSReconfiguration(Transformation):
     kind = "PREPARE_CMS_RECONFIGURATION"
-    add: frozenset[NodeId] = field(converter=frozenset, default=frozenset())
-    remove: frozenset[NodeId] = field(converter=frozenset, default=frozenset())
+    add: frozenset[NodeId] = field(converter=node_set, default=frozenset())
+    remove: frozenset[NodeId] = field(converter=node_set, default=frozenset())
 
     def execute(self, m: ClusterMetadata) -> Result:
         cms = m.cms

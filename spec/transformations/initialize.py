@@ -9,7 +9,7 @@ from __future__ import annotations
 from attrs import evolve, field, frozen
 
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId, NodeState, node_set
 from spec.transformations.base import Rejected, Result, Success, Transformation
 
 
@@ -17,7 +17,7 @@ from spec.transformations.base import Rejected, Result, Success, Transformation
 class InitializeCMS(Transformation):
     kind = "INITIALIZE_CMS"
     node: NodeId
-    ignore: frozenset[NodeId] = field(converter=frozenset, default=frozenset())
+    ignore: frozenset[NodeId] = field(converter=node_set, default=frozenset())
 
     def execute(self, m: ClusterMetadata) -> Result:
         # Gate 1: can I run this from here?

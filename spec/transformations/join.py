@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from attrs import field, frozen
 
+from spec.directory import Directory
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState
-from spec.directory import Directory
 from spec.sequences import InProgressSequence, OperationKind
 from spec.token_map import TokenMap
+from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
 from spec.transformations.guards import node_in_state, tokens_available
@@ -26,7 +27,7 @@ JOIN = OperationKind.JOIN
 class PrepareJoin(Transformation):
     kind = "PREPARE_JOIN"
     node: NodeId
-    tokens: tuple[int, ...] = field(converter=tuple)
+    tokens: tuple[int, ...] = field(converter=token_tuple)
 
     def execute(self, m: ClusterMetadata) -> Result:
         found = node_in_state(m, self.node, self.kind, NodeState.REGISTERED)

@@ -9,6 +9,7 @@ from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState
 from spec.sequences import InProgressSequence, OperationKind
 from spec.token_map import TokenMap
+from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
 from spec.transformations.guards import node_in_state, tokens_available
@@ -21,7 +22,7 @@ MOVE = OperationKind.MOVE
 class PrepareMove(Transformation):
     kind = "PREPARE_MOVE"
     node: NodeId
-    tokens: tuple[int, ...] = field(converter=tuple)
+    tokens: tuple[int, ...] = field(converter=token_tuple)
 
     def execute(self, m: ClusterMetadata) -> Result:
         found = node_in_state(m, self.node, self.kind, NodeState.JOINED)

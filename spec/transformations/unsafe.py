@@ -12,19 +12,20 @@ from attrs import field, frozen
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState
 from spec.sequences import OperationKind
+from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
 from spec.transformations.guards import node_in_state, tokens_available
-from spec.transformations.sequence_steps import busy
 from spec.transformations.join import joined
 from spec.transformations.leave import left
+from spec.transformations.sequence_steps import busy
 
 
 @frozen(kw_only=True)
 class UnsafeJoin(Transformation):
     kind = "UNSAFE_JOIN"
     node: NodeId
-    tokens: tuple[int, ...] = field(converter=tuple)
+    tokens: tuple[int, ...] = field(converter=token_tuple)
 
     def execute(self, m: ClusterMetadata) -> Result:
         found = node_in_state(m, self.node, self.kind, NodeState.REGISTERED)

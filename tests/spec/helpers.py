@@ -13,8 +13,10 @@ def node(node_id: str, *tokens: int, dc: str = "dc1", rack: str = "r1") -> NodeS
     return NodeSpec(id=NodeId(node_id), location=Location(dc=dc, rack=rack), tokens=tuple(tokens))
 
 
-def ring(*nodes: NodeSpec, replication: ReplicationParams = SimpleStrategy(replication_factor=2),
-         keyspace: str = "ks") -> Topology:
+RF2 = SimpleStrategy(replication_factor=2)
+
+
+def ring(*nodes: NodeSpec, replication: ReplicationParams = RF2, keyspace: str = "ks") -> Topology:
     return Topology(nodes=tuple(nodes), keyspaces=((keyspace, replication),))
 
 
