@@ -5,7 +5,8 @@ reused after a restart). The request goes to a CMS member (the node itself when 
 without an answer within the submit timeout it is resent, with the same entry id, to another
 member, so a retried submission can never commit twice (the CMS deduplicates entry ids). After
 `max_submit_attempts` the outcome is unknown (`info`), as it is for requests in flight when
-the node crashes.
+the node crashes, and for a rejection that answers a resent request (the first attempt may
+still commit elsewhere).
 """
 
 from __future__ import annotations
@@ -101,8 +102,16 @@ class Submitter:
         if msg.outcome == "committed":
             node.history.record(p.process, "ok", self._value(p, epoch=msg.committed_epoch),
                                 node.id)
-        else:
+        elif p.attempts == 1:
             node.history.record(p.process, "fail",
+                                self._value(p, rejection=msg.reason, epoch=msg.decided_epoch),
+                                node.id)
+        else:
+            # why info: an earlier attempt may still be live at another CMS member, and it may
+            # commit at a later epoch where the transformation is valid again; only a rejection
+            # of the one and only attempt is definite
+            node.counters["indefinite_rejections"] += 1
+            node.history.record(p.process, "info",
                                 self._value(p, rejection=msg.reason, epoch=msg.decided_epoch),
                                 node.id)
         if p.callback is not None:
