@@ -1,0 +1,59 @@
+"""`tcmcheck simulate SCENARIO.json --seed N [--trace FILE] [--history FILE]`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from campaign.cli import main
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("example", ["simulate-basic.json", "simulate-faults.json"])
+def test_the_examples_run_and_print_a_summary(example: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    trace, history = tmp_path / "trace.txt", tmp_path / "history.jsonl"
+    code, out, _ = run(["simulate", str(REPO / "examples" / example), "--seed", "3",
+                        "--trace", str(trace), "--history", str(history)], capsys)
+    assert code == 0
+    summary = json.loads(out)
+    assert summary["seed"] == 3 and summary["quiescent"]
+    assert {n["applied_epoch"] for n in summary["nodes"].values()} == {summary["final_epoch"]}
+    assert summary["counters"]["commits"] == summary["final_epoch"]
+    assert len(trace.read_text().splitlines()) == summary["trace_events"]
+    ops = [json.loads(line) for line in history.read_text().splitlines()]
+    assert {op["f"] for op in ops} == {"commit"}
+    assert {op["type"] for op in ops} <= {"invoke", "ok", "fail", "info"}
+    code, again, _ = run(["simulate", str(REPO / "examples" / example), "--seed", "3"], capsys)
+    assert json.loads(again)["trace_hash"] == summary["trace_hash"]
+
+
+@pytest.mark.parametrize("doc, message", [
+    ("{", "malformed JSON"),
+    ('{"topology": {"nodes": []}}', "non-empty list"),
+    ('{"topology": {"nodes": [{"id": "a"}]}, "submissions": [{"node": "b", "transformation": {"kind": "X"}}]}',
+     "unknown node 'b'"),
+    ('{"topology": {"nodes": [{"id": "a"}]}, "faults": {"loss": 2}}', "probability"),
+    ('{"topology": {"nodes": [{"id": "a"}]}, "bogus": 1}', "unknown field 'bogus'"),
+    ('{"topology": {"nodes": [{"id": "a", "dc": "d", "rack": "r", "tokens": ["x"]}]}}', ""),
+])
+def test_bad_scenarios_are_one_line_and_exit_2(doc: str, message: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "s.json"
+    f.write_text(doc)
+    code, out, err = run(["simulate", str(f)], capsys)
+    assert code == 2
+    assert err.startswith("tcmcheck: error:") and err.count("\n") == 1
+    assert message in err
