@@ -25,7 +25,7 @@ from typing import Any
 from attrs import evolve
 
 from impl.metadata.metadata import Metadata, placement_from_scratch
-from impl.metadata.placement import Placement, transition
+from impl.metadata.placement import Placement, refine, transition
 from impl.metadata.records import JOIN, LEAVE, MOVE, REMOVE, REPLACE, STEPS, Sequence
 from impl.metadata.replication import ReplicationParams
 from impl.metadata.results import (
@@ -167,6 +167,10 @@ def _prepare(
         merge=merge,
         locked=locked,
     )
+    if m.sequences:
+        clash = _non_commuting(m, seq)
+        if clash is not None:
+            return Rejected(f"{node}: range lock conflict with sequence of {clash}")
     directory = dict(m.directory)
     for n, st in states.items():
         directory[n] = evolve(directory[n], state=st)
@@ -176,6 +180,56 @@ def _prepare(
         ),
         kind=f"PREPARE_{'LEAVE' if kind == REMOVE else kind}",
     )
+
+
+def target_of(tm: TokenMap, seq: Sequence, location: tuple[str, str]) -> TokenMap:
+    """`tm` with `seq`'s token change applied (`location` is the subject node's)."""
+    if seq.kind == JOIN:
+        return tm.with_tokens(seq.node, seq.tokens, location)
+    if seq.kind in (LEAVE, REMOVE):
+        return tm.without_node(seq.node)
+    if seq.kind == MOVE:
+        return tm.moved(seq.node, seq.tokens)
+    assert seq.replaced is not None
+    return tm.replaced(seq.replaced, seq.node, location)
+
+
+def _non_commuting(m: Metadata, new: Sequence) -> str | None:
+    """The node of an in-progress sequence whose placement changes do not compose with `new`'s.
+
+    Locks on the ranges each operation changes are not enough by themselves: with racks (or a
+    replacement in another rack, or a DC below RF) one operation can change which replicas the
+    other's ranges get. Each sequence's transition is computed against the token map of its
+    PREPARE, and applied as a delta; for the deltas to compose, the placement computed from
+    scratch after any set of the in-progress operations plus `new` must equal the deltas applied
+    to the current placement. Checked for every subset (pairs first; at most pairs and the whole
+    set when many sequences run); a subset that breaks it conflicts like an overlapping lock.
+    """
+    from itertools import combinations
+
+    others = sorted(m.sequences.values(), key=lambda s: s.node)
+    if len(others) <= 4:
+        subsets = [c for k in range(1, len(others) + 1) for c in combinations(others, k)]
+    else:
+        subsets = [(o,) for o in others] + [tuple(others)]
+    params = params_in_use(m)
+    for subset in subsets:
+        tm = m.token_map
+        group = (*subset, new)
+        for s in group:
+            tm = target_of(tm, s, m.directory[s.node].location)
+        for key, p in params.items():
+            actual = placement_from_scratch(p, tm)
+            base = placement_from_scratch(p, m.token_map)
+            composed = base.split(t for s in group for t in s.split)
+            for s in group:
+                composed = composed.apply(s.transitions.get(key, ()), "MID")
+            cuts = sorted(set(actual.bounds) | set(composed.bounds))
+            if refine(actual.bounds, actual.reads, cuts) != refine(
+                composed.bounds, composed.reads, cuts
+            ):
+                return subset[0].node
+    return None
 
 
 # -- PREPARE_* -------------------------------------------------------------------------------
@@ -365,19 +419,12 @@ def _finish(m: Metadata, seq: Sequence) -> Metadata:
     directory = dict(m.directory)
     tm = m.token_map
     cms = m.cms
-    if seq.kind == JOIN:
-        tm = tm.with_tokens(node, seq.tokens, directory[node].location)
-        directory[node] = evolve(directory[node], state=NodeState.JOINED)
-    elif seq.kind in (LEAVE, REMOVE):
-        tm = tm.without_node(node)
-        directory[node] = evolve(directory[node], state=NodeState.LEFT)
-    elif seq.kind == MOVE:
-        tm = tm.moved(node, seq.tokens)
-        directory[node] = evolve(directory[node], state=NodeState.JOINED)
-    else:
-        assert seq.replaced is not None
-        tm = tm.replaced(seq.replaced, node, directory[node].location)
-        directory[node] = evolve(directory[node], state=NodeState.JOINED)
+    tm = target_of(tm, seq, directory[node].location)
+    directory[node] = evolve(
+        directory[node],
+        state=NodeState.LEFT if seq.kind in (LEAVE, REMOVE) else NodeState.JOINED,
+    )
+    if seq.replaced is not None:
         directory[seq.replaced] = evolve(directory[seq.replaced], state=NodeState.LEFT)
         cms = _swap_cms_member(cms, seq.replaced, node)
     if seq.merge:
