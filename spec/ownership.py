@@ -37,15 +37,16 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
         locked: set[Range] = set()
         entries = current.entries
         for i, (r, replicas) in enumerate(entries):
-            goal = target_by_range.get(r, target.for_token(r.right))
+            goal = target_by_range.get(r)
+            if goal is None:  # only if a boundary failed to merge; slow but exact
+                goal = target.for_token(r.right)
             if goal != replicas:
                 changes.append((r, goal - replicas, replicas - goal))
                 locked.add(r)
             if r.right in removed:  # the range merges with its clockwise neighbour at FINISH
                 locked.add(r)
                 locked.add(entries[(i + 1) % len(entries)][0])
-        for t in new_tokens:  # the pre-split range the new token cuts
-            locked.update(r for r, _ in placement.reads.entries if r.contains_token(t))
+        locked.update(placement.reads.range_of(t) for t in new_tokens)  # pre-split ranges
         deltas[ks] = tuple(changes)
         affected[ks] = locked
     return (PlacementDeltas(tuple(sorted(deltas.items()))), AffectedRanges.of(affected))

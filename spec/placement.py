@@ -8,7 +8,7 @@ the groups; applying it splits ranges where the delta's ranges cut them.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 
 from attrs import frozen
@@ -59,15 +59,24 @@ class ReplicaGroups:
             return self
         out: list[tuple[Range, Replicas]] = []
         for r, replicas in self.entries:
-            inside = [t for t in cuts if r.contains_token(t) and t != r.right]
+            if r.left < r.right:  # cuts strictly inside (left, right)
+                inside = cuts[bisect_right(cuts, r.left):bisect_left(cuts, r.right)]
+            else:  # wrapping: clockwise from left, the cuts above left, then those below right
+                inside = cuts[bisect_right(cuts, r.left):] + cuts[:bisect_left(cuts, r.right)]
+                if r.left == r.right:  # whole ring: every cut but the boundary itself
+                    inside = [t for t in inside if t != r.right]
             if not inside:
                 out.append((r, replicas))
                 continue
-            # order the cut points clockwise starting just after r.left
-            inside.sort(key=lambda t: (t <= r.left, t))
             bounds = [r.left, *inside, r.right]
             out.extend((Range(bounds[i], bounds[i + 1]), replicas) for i in range(len(bounds) - 1))
         return ReplicaGroups.of(out)
+
+    def range_of(self, token: int) -> Range:
+        """The range containing `token`."""
+        rights = [r.right for r, _ in self.entries]
+        i = bisect_left(rights, token)
+        return self.entries[i if i < len(rights) else 0][0]
 
     def merge_except(self, keep: Iterable[int]) -> ReplicaGroups:
         """Merge neighbouring ranges with equal replicas, except across tokens in `keep`.
@@ -101,12 +110,17 @@ class ReplicaGroups:
         Each delta range must be a union of whole ranges of `self` (PREPARE split them).
         """
         entries = list(self.entries)
+        index = {r: i for i, (r, _) in enumerate(entries)}
         for d_range, added, removed in delta:
             if not added and not removed:
                 continue
-            for i, (r, replicas) in enumerate(entries):
-                if d_range.contains(r):
-                    entries[i] = (r, (replicas - removed) | added)
+            exact = index.get(d_range)
+            # A range split again since PREPARE (by another operation's new token) is found by
+            # containment; the common case is the range itself.
+            hits = [exact] if exact is not None else [i for i, (r, _) in enumerate(entries) if d_range.contains(r)]
+            for i in hits:
+                r, replicas = entries[i]
+                entries[i] = (r, (replicas - removed) | added)
         return ReplicaGroups(tuple(entries))
 
 

@@ -80,6 +80,11 @@ class Ring:
             loc = locations[node]
             self.nodes_by_dc.setdefault(loc.dc, set()).add(node)
             self.racks_by_dc.setdefault(loc.dc, set()).add(loc.rack)
+        # Per ring position: the owner's DC and rack as small ints, for the hot NTS walk.
+        self.dc_ids = {dc: i for i, dc in enumerate(sorted(self.nodes_by_dc))}
+        rack_ids = {(dc, rack): j for dc, racks in self.racks_by_dc.items() for j, rack in enumerate(sorted(racks))}
+        self.pos_dc = [self.dc_ids[locations[n].dc] for n in self.owners]
+        self.pos_rack_bit = [1 << rack_ids[(locations[n].dc, locations[n].rack)] for n in self.owners]
 
     def walk(self, token: int) -> Iterable[NodeId]:
         """Owners clockwise from the first token >= `token`, once around the ring."""
@@ -106,59 +111,56 @@ def _simple(rf: int, ring: Ring, token: int) -> frozenset[NodeId]:
     return frozenset(chosen)
 
 
-class _DatacenterReplicas:
-    """One DC's share of an NTS walk: distinct racks first, then rack repeats in walk order."""
-
-    def __init__(self, rf: int, node_count: int, rack_count: int):
-        self.remaining = min(rf, node_count)
-        self.rack_count = rack_count
-        self.racks: set[str] = set()
-        self.chosen: list[NodeId] = []
-        # None once every rack has been seen: from then on any new node is taken directly.
-        self.rack_repeats: list[NodeId] | None = []
-
-    @property
-    def done(self) -> bool:
-        return self.remaining <= 0
-
-    def offer(self, node: NodeId, rack: str) -> None:
-        if self.done or node in self.chosen:
-            return
-        if rack not in self.racks:
-            self.racks.add(rack)
-            self._take(node)
-            if len(self.racks) == self.rack_count and self.rack_repeats is not None:
-                for repeat in self.rack_repeats:
-                    if self.done:
-                        break
-                    self._take(repeat)
-                self.rack_repeats = None
-            return
-        if self.rack_repeats is not None:
-            if node not in self.rack_repeats:
-                self.rack_repeats.append(node)
-        else:
-            self._take(node)
-
-    def _take(self, node: NodeId) -> None:
-        self.chosen.append(node)
-        self.remaining -= 1
-
-
 def _network_topology(params: NetworkTopologyStrategy, ring: Ring, token: int) -> frozenset[NodeId]:
-    nodes_by_dc, racks_by_dc = ring.nodes_by_dc, ring.racks_by_dc
-    dcs = {
-        dc: _DatacenterReplicas(rf, len(nodes_by_dc.get(dc, ())), len(racks_by_dc.get(dc, ())))
-        for dc, rf in params.dc_factors
-        if rf > 0 and dc in nodes_by_dc
-    }
-    pending = [d for d in dcs.values() if not d.done]
-    if pending:
-        for node in ring.walk(token):
-            loc = ring.locations[node]
-            dc = dcs.get(loc.dc)
-            if dc is not None:
-                dc.offer(node, loc.rack)
-                if all(d.done for d in pending):
-                    break
-    return frozenset(n for d in dcs.values() for n in d.chosen)
+    """One clockwise walk serving every DC at once; see the module docstring for the rules."""
+    dcs = len(ring.dc_ids)
+    want = [0] * dcs  # per DC: places still to fill
+    all_racks = [0] * dcs  # per DC: bitmask of its racks
+    for dc, rf in params.dc_factors:
+        i = ring.dc_ids.get(dc)
+        if rf > 0 and i is not None:
+            want[i] = min(rf, len(ring.nodes_by_dc[dc]))
+            all_racks[i] = (1 << len(ring.racks_by_dc[dc])) - 1
+    pending = sum(1 for w in want if w > 0)
+    seen = [0] * dcs  # per DC: bitmask of racks already holding a replica
+    # Nodes passed over because their rack was taken; None once every rack of the DC is seen.
+    repeats: list[list[NodeId] | None] = [[] for _ in range(dcs)]
+    chosen: list[NodeId] = []
+    n = len(ring.tokens)
+    start = bisect_left(ring.tokens, token) % n if n else 0
+    owners, pos_dc, pos_rack = ring.owners, ring.pos_dc, ring.pos_rack_bit
+    for step in range(n):
+        if not pending:
+            break
+        p = (start + step) % n
+        dc = pos_dc[p]
+        left = want[dc]
+        if left <= 0:
+            continue
+        node = owners[p]
+        if node in chosen:
+            continue  # vnodes: a node counts once
+        rack = pos_rack[p]
+        waiting = repeats[dc]
+        if not seen[dc] & rack:
+            seen[dc] |= rack
+            chosen.append(node)
+            left -= 1
+            if seen[dc] == all_racks[dc] and waiting is not None:
+                # every rack seen: the first rack repeats met fill the remaining places
+                for repeat in waiting:
+                    if left <= 0:
+                        break
+                    chosen.append(repeat)
+                    left -= 1
+                repeats[dc] = None
+        elif waiting is not None:
+            if node not in waiting:
+                waiting.append(node)
+        else:
+            chosen.append(node)
+            left -= 1
+        want[dc] = left
+        if left <= 0:
+            pending -= 1
+    return frozenset(chosen)
