@@ -122,23 +122,27 @@ class Bus:
         counters = self._counters
         counters["messages_sent"] += 1
         trace = self._trace
-        trace.event("send", src, dst, msg.brief())
+        brief = msg.brief()
+        trace.event("send", src, dst, brief)
         if src == dst:
-            self._schedule(dst, msg, 0)
+            self.in_flight += 1
+            self._queue.after(0, self._arrive, dst, msg, brief)
             return
         faults = self._faults
         rng = self._rng
         if not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst]):
-            self._drop(src, dst, msg, "unreachable")
+            self._drop(src, dst, brief, "unreachable")
             return
         if faults.loss and rng.random() < faults.loss:
-            self._drop(src, dst, msg, "lost")
+            self._drop(src, dst, brief, "lost")
             return
-        self._schedule(dst, msg, self._delay())
+        self.in_flight += 1
+        self._queue.after(self._delay(), self._arrive, dst, msg, brief)
         if faults.duplicate and rng.random() < faults.duplicate:
             counters["messages_duplicated"] += 1
-            trace.event("duplicate", src, dst, msg.brief())
-            self._schedule(dst, msg, self._delay())
+            trace.event("duplicate", src, dst, brief)
+            self.in_flight += 1
+            self._queue.after(self._delay(), self._arrive, dst, msg, brief)
 
     def _delay(self) -> int:
         d = self._latency()
@@ -147,24 +151,20 @@ class Bus:
             d += self._rng.randint(0, self._reorder_extra)
         return d
 
-    def _schedule(self, dst: str, msg: Message, delay: int) -> None:
-        self.in_flight += 1
-        self._queue.after(delay, self._arrive, dst, msg)
-
-    def _arrive(self, dst: str, msg: Message) -> None:
+    def _arrive(self, dst: str, msg: Message, brief: str) -> None:
         self.in_flight -= 1
         src = msg.sender
         if src != dst and (
             not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst])
         ):
-            self._drop(src, dst, msg, "unreachable")
+            self._drop(src, dst, brief, "unreachable")
             return
-        self._trace.event("deliver", dst, src, msg.brief())
+        self._trace.event("deliver", dst, src, brief)
         self._counters["messages_delivered"] += 1
         self._deliver(dst, msg)
 
-    def _drop(self, src: str, dst: str, msg: Message, why: str) -> None:
+    def _drop(self, src: str, dst: str, brief: str, why: str) -> None:
         self._counters["messages_dropped"] += 1
-        self._trace.event("drop", src, dst, f"{why} {msg.brief()}")
+        self._trace.event("drop", src, dst, f"{why} {brief}")
 
 

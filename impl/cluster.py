@@ -314,7 +314,7 @@ class Cluster:
                 entries=tuple(disk.entries[e] for e in sorted(disk.entries)),
                 snapshot_epochs=tuple(s.epoch for s in disk.snapshots)))
         return RunResult(
-            seed=self.seed, trace_hash=self.trace.hexdigest(), trace_events=self.trace.count,
+            seed=self.seed, trace_hash=self.trace.hexdigest(), trace_events=self.trace.total,
             final_epoch=final, end_time=self.clock.now, quiescent=quiescent,
             nodes=tuple(nodes), history=tuple(self.history.ops),
             counters=tuple(sorted((k, v) for k, v in self.counters.items() if v)),

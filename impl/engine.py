@@ -70,6 +70,23 @@ class Executor:
         self.engine = engine
         self._after_chain: dict[str, Any] = {}
         self.executions = 0
+        self._members_of: Any = None
+        self._members_cached: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+    def members(self, metadata: Any) -> tuple[str, ...]:
+        """`cms_members`, remembered for the last metadata asked about."""
+        return self._members(metadata)[0]
+
+    def write_members(self, metadata: Any) -> tuple[str, ...]:
+        return self._members(metadata)[1]
+
+    def _members(self, metadata: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        # why a one-entry cache: all nodes ask about the same metadata value in a row; keyed by
+        # identity, and metadata values are immutable, so it is never stale
+        if self._members_of is not metadata:
+            self._members_of = metadata
+            self._members_cached = (cms_members(metadata), cms_write_members(metadata))
+        return self._members_cached
 
     def validate(self, metadata: Any, transformation: str) -> Any:
         """Run the engine on `metadata` (no caching: the CMS validates fresh each time)."""

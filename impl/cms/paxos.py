@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impl.engine import cms_members, cms_write_members, rejection_reason
+from impl.engine import rejection_reason
 from impl.entry import Entry
 from impl.messages import (
     NO_BALLOT,
@@ -115,8 +115,8 @@ class Proposal:
             self._finish_committed(log.entry_ids[req.entry_id])
             return
         meta = log.metadata
-        self.readers = cms_members(meta)
-        self.writers = cms_write_members(meta)
+        self.readers = node.executor.members(meta)
+        self.writers = node.executor.write_members(meta)
         if node.id not in self.writers:
             self._finish("not_cms", reason=f"{node.id} is not a CMS member")
             return

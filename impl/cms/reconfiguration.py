@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impl.engine import cms_members, cms_reconfiguring, cms_write_members
+from impl.engine import cms_reconfiguring
 from impl.entry import canonical_json
 from impl.messages import Streamed, StreamLog, SubmitResult
 
@@ -61,8 +61,8 @@ class ReconfigurationDriver:
         if target is None or self._in_flight or not node.alive:
             return
         meta = node.log.metadata
-        members = cms_members(meta)
-        writers = cms_write_members(meta)
+        members = node.executor.members(meta)
+        writers = node.executor.write_members(meta)
         if not members or members[0] != node.id:
             return
         joining = [w for w in writers if w not in members]

@@ -16,7 +16,6 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from impl.cms.paxos import Proposal
-from impl.engine import cms_write_members
 from impl.messages import Submit, SubmitResult
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class CmsService:
             if msg.origin not in req.waiters:
                 req.waiters.append(msg.origin)
             return
-        if node.id not in cms_write_members(log.metadata):
+        if node.id not in node.executor.write_members(log.metadata):
             self._reply(msg.origin, msg.entry_id, "not_cms", reason=f"{node.id} is not in the CMS")
             return
         kind = _kind_of(msg.transformation)

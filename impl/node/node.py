@@ -16,7 +16,7 @@ from impl.cms.election import Election
 from impl.cms.paxos import Acceptor
 from impl.cms.reconfiguration import ReconfigurationDriver
 from impl.cms.service import CmsService
-from impl.engine import Executor, cms_members
+from impl.engine import Executor
 from impl.entry import Entry, Snapshot
 from impl.messages import (
     Accept,
@@ -107,7 +107,7 @@ class Node:
             self._queue.cancel(ev)
 
     def pick_cms_member(self, avoid: str = "") -> str:
-        members = list(cms_members(self.log.metadata))
+        members = list(self.executor.members(self.log.metadata))
         if len(members) > 1 and avoid in members:
             members.remove(avoid)
         if not members:

@@ -15,7 +15,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from impl.engine import cms_write_members
 from impl.entry import canonical_json
 from impl.messages import Submit, SubmitResult
 
@@ -63,7 +62,7 @@ class Submitter:
     def _send(self, p: Pending) -> None:
         node = self._node
         p.attempts += 1
-        if node.id in cms_write_members(node.log.metadata) and p.attempts == 1:
+        if node.id in node.executor.write_members(node.log.metadata) and p.attempts == 1:
             p.target = node.id
         else:
             p.target = node.pick_cms_member(avoid=p.target)

@@ -1,8 +1,9 @@
-"""The event queue: a heap of (time, sequence number, callback, args).
+"""The event queue: a heap of (time, sequence number, event).
 
 The sequence number breaks ties between events at the same virtual instant in the order they
-were scheduled, so the order of execution depends only on the seed and the code. A cancelled
-event stays in the heap and is skipped when popped (cheaper than removing it).
+were scheduled, so the order of execution depends only on the seed and the code (and, being
+unique, it keeps the heap from ever comparing two events). A cancelled event stays in the heap
+and is skipped when popped (cheaper than removing it).
 """
 
 from __future__ import annotations
@@ -15,21 +16,16 @@ from impl.sim.clock import VirtualClock
 
 
 class Event:
-    __slots__ = ("time", "seq", "fn", "args", "cancelled", "work")
+    __slots__ = ("time", "fn", "args", "cancelled", "work")
 
-    def __init__(
-        self, time: int, seq: int, fn: Callable[..., Any], args: tuple[Any, ...], work: bool
-    ) -> None:
+    def __init__(self, time: int, fn: Callable[..., Any], args: tuple[Any, ...],
+                 work: bool) -> None:
         self.time = time
-        self.seq = seq
         self.fn = fn
         self.args = args
         self.cancelled = False
         # why: periodic background events (gossip rounds) do not keep a run from quiescing
         self.work = work
-
-    def __lt__(self, other: Event) -> bool:
-        return (self.time, self.seq) < (other.time, other.seq)
 
 
 class EventQueue:
@@ -37,14 +33,17 @@ class EventQueue:
 
     def __init__(self, clock: VirtualClock) -> None:
         self.clock = clock
-        self._heap: list[Event] = []
+        self._heap: list[tuple[int, int, Event]] = []
         self._seq = 0
         self.pending_work = 0
 
     def at(self, time: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
         self._seq += 1
-        ev = Event(max(time, self.clock.now), self._seq, fn, args, work)
-        heapq.heappush(self._heap, ev)
+        now = self.clock.now
+        if time < now:
+            time = now
+        ev = Event(time, fn, args, work)
+        heapq.heappush(self._heap, (time, self._seq, ev))
         if work:
             self.pending_work += 1
         return ev
@@ -62,7 +61,7 @@ class EventQueue:
         """The next live event (the clock advanced to its time), or None when the queue is empty."""
         heap = self._heap
         while heap:
-            ev = heapq.heappop(heap)
+            ev = heapq.heappop(heap)[2]
             if ev.cancelled:
                 continue
             ev.cancelled = True  # why: popped events are no longer pending; cancel() is a no-op
@@ -74,9 +73,9 @@ class EventQueue:
 
     def peek_time(self) -> int | None:
         heap = self._heap
-        while heap and heap[0].cancelled:
+        while heap and heap[0][2].cancelled:
             heapq.heappop(heap)
-        return heap[0].time if heap else None
+        return heap[0][0] if heap else None
 
     def __len__(self) -> int:
         return len(self._heap)
