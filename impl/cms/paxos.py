@@ -51,8 +51,11 @@ class Acceptor:
         disk = node.disk
         disk.max_round = max(disk.max_round, msg.ballot[0])
         committed = node.log.get(msg.slot)
+        # why `decided`: a slot at or below the applied epoch is committed even when its entry
+        # is no longer held (replaced by a snapshot) and its Paxos state was forgotten
+        decided = committed is not None or msg.slot <= node.log.applied
         promised, acc_b, acc_v = disk.paxos.get(msg.slot, (NO_BALLOT, NO_BALLOT, None))
-        if committed is None and msg.ballot > promised:
+        if not decided and msg.ballot > promised:
             disk.paxos[msg.slot] = (msg.ballot, acc_b, acc_v)
             node.send(msg.sender, Promise(sender=node.id, epoch=node.log.applied, slot=msg.slot,
                                           ballot=msg.ballot, accepted_ballot=acc_b,
@@ -66,8 +69,9 @@ class Acceptor:
         disk = node.disk
         disk.max_round = max(disk.max_round, msg.ballot[0])
         committed = node.log.get(msg.slot)
+        decided = committed is not None or msg.slot <= node.log.applied
         promised, _, _ = disk.paxos.get(msg.slot, (NO_BALLOT, NO_BALLOT, None))
-        if committed is None and msg.ballot >= promised:
+        if not decided and msg.ballot >= promised:
             disk.paxos[msg.slot] = (msg.ballot, msg.ballot, msg.value)
             node.send(msg.sender, Accepted(sender=node.id, epoch=node.log.applied,
                                            slot=msg.slot, ballot=msg.ballot))
