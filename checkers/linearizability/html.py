@@ -120,8 +120,11 @@ def _part(
     position = {op_id: n for n, op_id in enumerate(part.linearization, start=1)}
     ids = {o.id for o in ops}
     events = sorted({o.call for o in ops} | {o.ret for o in ops if o.ret is not None})
-    x_of = {e: LEFT + 10 + i * STEP for i, e in enumerate(events)}
-    right = LEFT + 10 + len(events) * STEP + 40
+    # wide steps for short histories (readable bars), narrow ones for long histories (small page)
+    step = max(STEP, min(64, 1400 // max(len(events), 1)))
+    x_of = {e: LEFT + 10 + i * step for i, e in enumerate(events)}
+    right = LEFT + 10 + len(events) * step + 40
+    width = right + 8 * LABEL_CHARS
     processes: list[Any] = []
     for o in ops:
         if o.process not in processes:
@@ -134,12 +137,12 @@ def _part(
         f"<h2>{escape(key)}: {escape(status)}, {len(part.operations)} operations"
         + (f" ({len(part.operations) - len(ops)} not drawn)" if len(ops) < len(part.operations) else "")
         + "</h2>",
-        f"<div class='scroll'><svg xmlns='http://www.w3.org/2000/svg' width='{right}' height='{height}'>",
+        f"<div class='scroll'><svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}'>",
     ]
     for p, r in row.items():
         y = 20 + r * ROW
         out.append(f"<text x='4' y='{y + 14}'>p {escape(str(p))}</text>")
-        out.append(f"<line x1='{LEFT}' x2='{right}' y1='{y + ROW - 4}' y2='{y + ROW - 4}' stroke='#eee'/>")
+        out.append(f"<line x1='{LEFT}' x2='{width}' y1='{y + ROW - 4}' y2='{y + ROW - 4}' stroke='#eee'/>")
     for o in ops:
         x0 = x_of[o.call]
         x1 = x_of[o.ret] if o.ret is not None else right - 10
@@ -169,7 +172,7 @@ def _part(
         if o.id in position:
             out.append(f"<text class='lin' x='{x0 + 3}' y='{y - 1}'>{position[o.id]}</text>")
         if o.id == failing_id:
-            out.append(f"<text class='fail' x='{x0 + 3}' y='{y - 1}'>✗ failing</text>")
+            out.append(f"<text class='fail' x='{x0 + 14}' y='{y - 1}'>✗ failing</text>")
         out.append("</g>")
     out.append("</svg></div>")
     # the linearization found, as a table
