@@ -13,8 +13,10 @@ from collections.abc import Iterable
 
 from spec.locks import AffectedRanges
 from spec.metadata import ClusterMetadata
+from spec.nodes import NodeId
 from spec.placement import DataPlacement, DataPlacements, Replicas
-from spec.sequences import PlacementDeltas, RangeDelta, Step
+from spec.sequences import InProgressSequence, PlacementDeltas, RangeDelta, Step
+from spec.sequences import OperationKind as Kind
 from spec.token_map import TokenMap
 from spec.tokens import Range
 
@@ -101,3 +103,51 @@ def revert(placements: DataPlacements, deltas: PlacementDeltas, next_step: Step)
     if next_step >= Step.MID:  # START ran: the gaining replicas stop taking writes
         placements = _each(placements, deltas, reads=False, writes=True, add=False, remove=True, invert=True)
     return placements
+
+
+def outcome_token_map(m: ClusterMetadata, seq: InProgressSequence, token_map: TokenMap) -> TokenMap:
+    """`token_map` as `seq`'s FINISH will change it."""
+    if seq.kind is Kind.JOIN:
+        return token_map.with_tokens(seq.node, seq.tokens)
+    if seq.kind is Kind.MOVE:
+        return token_map.with_node_tokens(seq.node, seq.tokens)
+    if seq.kind is Kind.REPLACE:
+        assert seq.replaced is not None
+        return token_map.reassigned(seq.replaced, seq.node)
+    return token_map.without_node(seq.node)
+
+
+def remaining(placements: DataPlacements, seq: InProgressSequence) -> DataPlacements:
+    """Placements after `seq` runs its remaining steps (without merging)."""
+    if seq.next_step <= Step.START:
+        placements = start(placements, seq.deltas)
+    if seq.next_step <= Step.MID:
+        placements = mid(placements, seq.deltas)
+    return finish(placements, seq.deltas)
+
+
+def non_composing(m: ClusterMetadata, new: InProgressSequence) -> NodeId | None:
+    """A sequence in flight whose deltas, together with `new`'s, would not end where the
+    placements computed from the final token map are.
+
+    Each sequence's deltas are computed at its PREPARE against the ring without the others'
+    changes. On disjoint locked ranges they usually compose, but NetworkTopologyStrategy's rack
+    rule makes a walk's result depend on nodes far along it, so two changes can together alter
+    a range that neither alters alone. Such a PREPARE must wait.
+    """
+    others = [s for s in m.in_progress.sequences() if s.node != new.node]
+    if not others:
+        return None
+    everything = [*others, new]
+    token_map = m.token_map
+    placements = split(m.placements, new.tokens)
+    for seq in everything:
+        token_map = outcome_token_map(m, seq, token_map)
+        placements = remaining(placements, seq)
+    final = merge(placements, token_map.tokens)
+    for ks, p in final.items():
+        expected = m.natural_placement(m.schema.replication(ks), token_map=token_map,
+                                       boundaries=frozenset(token_map.tokens))
+        if p.reads != expected or p.writes != expected:
+            return others[0].node
+    return None

@@ -116,11 +116,11 @@ def _network_topology(params: NetworkTopologyStrategy, ring: Ring, token: int) -
     dcs = len(ring.dc_ids)
     want = [0] * dcs  # per DC: places still to fill
     all_racks = [0] * dcs  # per DC: bitmask of its racks
-    for dc, rf in params.dc_factors:
-        i = ring.dc_ids.get(dc)
+    for dc_name, rf in params.dc_factors:
+        i = ring.dc_ids.get(dc_name)
         if rf > 0 and i is not None:
-            want[i] = min(rf, len(ring.nodes_by_dc[dc]))
-            all_racks[i] = (1 << len(ring.racks_by_dc[dc])) - 1
+            want[i] = min(rf, len(ring.nodes_by_dc[dc_name]))
+            all_racks[i] = (1 << len(ring.racks_by_dc[dc_name])) - 1
     pending = sum(1 for w in want if w > 0)
     seen = [0] * dcs  # per DC: bitmask of racks already holding a replica
     # Nodes passed over because their rack was taken; None once every rack of the DC is seen.

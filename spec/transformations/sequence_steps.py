@@ -54,6 +54,9 @@ def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: Token
         kind=op, node=node, next_step=Step.START, tokens=new_tokens, replaced=replaced,
         deltas=deltas, affected=affected, prior_state=m.directory.node(node).state,
     )
+    other = ownership.non_composing(m, seq)
+    if other is not None:
+        return Rejected(f"{node}: {step_name(Step.PREPARE, op)} does not compose with the sequence of {other}")
     return Success(m.next_epoch(
         placements=ownership.split(m.placements, new_tokens),
         locked_ranges=m.locked_ranges.lock(node, affected),
