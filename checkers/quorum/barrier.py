@@ -84,7 +84,11 @@ class Version:
 
 @frozen(kw_only=True)
 class StaleWitness:
-    """Disjoint stale and fresh quorums, and the knowledge level (a version index) of their nodes."""
+    """Disjoint stale and fresh quorums, and the knowledge level of every replica involved.
+
+    A level is an offset from the stale version (0: knows nothing newer than it), for every node
+    of any group or barrier in the problem, so the barriers can be re-checked from the witness.
+    """
 
     stale: tuple[str, ...]
     fresh: tuple[str, ...]
@@ -155,9 +159,8 @@ def stale_conflict(stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[Quor
         fresh_q.extend(nodes[len(nodes) - fc:] if fc else ())
     stale_q = _minimal(stale, stale_q)
     fresh_q = _minimal(fresh, fresh_q)
-    shown = sorted(set(stale_q) | set(fresh_q))
     return StaleWitness(stale=tuple(sorted(stale_q)), fresh=tuple(sorted(fresh_q)),
-                        knowledge=tuple((node, level_of[node]) for node in shown))
+                        knowledge=tuple(sorted(level_of.items())))
 
 
 def _minimal(rule: QuorumRule, quorum: list[str]) -> list[str]:

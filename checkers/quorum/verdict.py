@@ -34,7 +34,9 @@ class Counterexample:
     """A read quorum valid at `read_epoch` and a write quorum valid at `write_epoch`, disjoint.
 
     `range` is a piece of the common refinement of both epochs' ranges. `knowledge` (barrier
-    mode only) is the highest epoch each replica of either quorum had seen, sorted by node.
+    mode only) is the newest epoch each replica of the range had seen (the first epoch of the
+    newest version of the range it knows), sorted by node: with it, the stale quorum's replicas
+    reveal nothing newer than its epoch and every progress barrier still had its acknowledgements.
     """
 
     keyspace: str

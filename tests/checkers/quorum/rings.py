@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from checkers.quorum.model import EpochPlacements, History, KeyspacePlacement, ReplicationParams, SimpleStrategy
+from checkers.quorum.model import (
+    EpochPlacements,
+    History,
+    KeyspacePlacement,
+    ReplicationParams,
+    SimpleStrategy,
+)
 from spec.tokens import Range
 
+RF3 = SimpleStrategy(replication_factor=3)
 Groups = tuple[str, str]  # reads, writes as strings of one-letter node ids ("ABC")
 Table = Mapping[tuple[int, int], Groups]
 
 
 def keyspace(name: str, params: ReplicationParams, table: Table) -> KeyspacePlacement:
-    return KeyspacePlacement.of(name, params, ((Range(l, r), set(rd), set(wr)) for (l, r), (rd, wr) in table.items()))
+    return KeyspacePlacement.of(name, params, ((Range(lo, hi), set(rd), set(wr)) for (lo, hi), (rd, wr) in table.items()))
 
 
-def history(tables: Sequence[Table], *, params: ReplicationParams = SimpleStrategy(replication_factor=3),
+def history(tables: Sequence[Table], *, params: ReplicationParams = RF3,
             dcs: Mapping[str, str] | None = None, cms: Iterable[tuple[str, str]] = ()) -> History:
     """One keyspace "ks" per epoch, epochs numbered from 0; every node in dc1 unless `dcs` says."""
     cms_sets = list(cms)
@@ -48,5 +55,6 @@ RF3_FINISH: Table = {(400, 100): ("AXB", "AXB"), (100, 150): ("XBC", "XBC"), (15
 RF3_JOIN_X = (RF3_BEFORE, RF3_BEFORE, RF3_SPLIT, RF3_START, RF3_MID, RF3_FINISH)
 
 
-def rf3_join_x(**kwargs: object) -> History:
-    return history(RF3_JOIN_X, cms=[("A", "A")] * len(RF3_JOIN_X))  # type: ignore[arg-type]
+def rf3_join_x() -> History:
+    """The CEP's join of X at 150 into A=100, B=200, C=300, D=400 (RF 3), epochs 0..5; CMS = {A}."""
+    return history(RF3_JOIN_X, cms=[("A", "A")] * len(RF3_JOIN_X))

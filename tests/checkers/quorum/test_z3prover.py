@@ -14,7 +14,12 @@ import time
 import pytest
 
 from checkers.quorum.levels import QuorumRule, read_rule, write_rule
-from checkers.quorum.model import EpochPlacements, History, KeyspacePlacement, NetworkTopologyStrategy
+from checkers.quorum.model import (
+    EpochPlacements,
+    History,
+    KeyspacePlacement,
+    NetworkTopologyStrategy,
+)
 from checkers.quorum.search import Witness
 from checkers.quorum.verdict import (
     CMS_KEYSPACE,
