@@ -56,6 +56,17 @@ def test_finishing_or_cancelling_everything_returns_to_placements_from_scratch(
     assert m.placements == m.placements_from_scratch()
 
 
+@given(topologies(max_nodes=4, max_tokens=16), st.data())
+def test_vnode_heavy_sequences_preserve_the_invariants(topology: Topology, data: st.DataObject) -> None:
+    """Up to 16 tokens per node: many ranges per node, many splits and merges per operation."""
+    m = ClusterMetadata.initial(topology)
+    for _ in range(data.draw(st.integers(1, 15), label="steps")):
+        result = data.draw(transformations(m)).execute(m)
+        if not isinstance(result, Rejected):
+            m = result.metadata
+            assert check_invariants(m) == ()
+
+
 @given(topologies(max_nodes=6, max_tokens=4), st.data())
 def test_rejections_leave_the_metadata_untouched(topology: Topology, data: st.DataObject) -> None:
     m = ClusterMetadata.initial(topology)
