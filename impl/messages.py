@@ -104,6 +104,7 @@ class Submit(Message):
     origin: str
     entry_id: str
     transformation: str
+    hops: int = 0  # times forwarded by a node that was not a CMS member
 
     def brief(self) -> str:
         return f"Submit {self.entry_id}"

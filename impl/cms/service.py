@@ -6,7 +6,8 @@ different members race through Paxos. Requests are deduplicated by entry id: one
 the log is answered with its epoch (never proposed again), one already queued here gains a
 waiter. Rejected transformations are answered with the reason and the epoch of the metadata
 that rejected them; they are never logged. A member that is not (or no longer) in the CMS
-answers "not_cms" so the submitter asks another.
+forwards the request to a member it knows (at most twice), or else answers "not_cms" so the
+submitter asks another.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ import json
 from collections import deque
 from typing import TYPE_CHECKING
 
+from attrs import evolve
+
 from impl.cms.paxos import Proposal
 from impl.messages import Submit, SubmitResult
 
 if TYPE_CHECKING:
     from impl.node.node import Node
+
+MAX_FORWARDS = 2
 
 
 class Request:
@@ -52,6 +57,14 @@ class CmsService:
                 req.waiters.append(msg.origin)
             return
         if node.id not in node.executor.write_members(log.metadata):
+            members = [m for m in node.executor.members(log.metadata) if m != node.id]
+            if members and msg.hops < MAX_FORWARDS:
+                # why forward: the submitter's view of the CMS was stale (or it picked us on
+                # purpose); a node that knows the members passes the request on
+                node.counters["forwards"] += 1
+                node.send(members[node.rng.randrange(len(members))], evolve(
+                    msg, sender=node.id, epoch=log.applied, hops=msg.hops + 1))
+                return
             self._reply(msg.origin, msg.entry_id, "not_cms", reason=f"{node.id} is not in the CMS")
             return
         kind = _kind_of(msg.transformation)

@@ -207,3 +207,36 @@ def test_faults_do_not_break_a_small_run() -> None:
     sc = scenario(5, network=FAULTY, submissions=(submit("n02", 1, schema(
         "CREATE_KEYSPACE", keyspace="k", replication=RF1)),))
     assert run_scenario(sc, 3).final_epoch >= 1
+
+
+def test_a_commit_request_sent_to_a_node_outside_the_cms_is_forwarded_to_a_member() -> None:
+    from impl.messages import Submit
+
+    sc = scenario(5, cms_size=3)
+    c = Cluster(sc, 1)
+    c.run_until(ms_to_ns(1000))
+    n05 = c.nodes["n05"]
+    assert n05 is not None
+    n05.deliver(Submit(sender="n04", epoch=0, origin="n04", entry_id="n04:99",
+                       transformation=schema("CREATE_KEYSPACE", keyspace="fwd",
+                                             replication=RF1)))
+    r = c.run()
+    assert r.counter("forwards") == 1
+    assert any(e.entry_id == "n04:99" for e in r.node("n04").entries)
+
+
+def test_runs_do_not_depend_on_the_interpreters_hash_seed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "simulate-faults.json"
+    hashes = set()
+    for hash_seed in ("1", "2"):
+        out = subprocess.run(
+            [sys.executable, "-m", "campaign", "simulate", str(example), "--seed", "5"],
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        hashes.add(json.loads(out.stdout)["trace_hash"])
+    assert len(hashes) == 1
