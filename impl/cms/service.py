@@ -4,7 +4,8 @@ A commit request (entry id + transformation) joins the member's queue; the membe
 `Proposal` at a time (impl/cms/paxos.py), so its own submissions never race each other, while
 different members race through Paxos. Requests are deduplicated by entry id: one already in
 the log is answered with its epoch (never proposed again), one already queued here gains a
-waiter. Rejected transformations are answered with the reason and the epoch of the metadata
+waiter, one this member rejected before gets the same rejection (a duplicated copy of a
+request must not get a second chance at a later epoch). Rejected transformations are answered with the reason and the epoch of the metadata
 that rejected them; they are never logged. A member that is not (or no longer) in the CMS
 forwards the request to a member it knows (at most twice), or else answers "not_cms" so the
 submitter asks another.
@@ -51,6 +52,11 @@ class CmsService:
         if committed is not None:
             self._reply(msg.origin, msg.entry_id, "committed", committed_epoch=committed)
             return
+        rejected = node.disk.rejected.get(msg.entry_id)
+        if rejected is not None:
+            self._reply(msg.origin, msg.entry_id, "rejected", reason=rejected[0],
+                        decided_epoch=rejected[1])
+            return
         req = self._by_id.get(msg.entry_id)
         if req is not None:
             if msg.origin not in req.waiters:
@@ -83,6 +89,7 @@ class CmsService:
                decided_epoch: int) -> None:
         node = self._node
         if outcome == "rejected":
+            node.disk.rejected[req.entry_id] = (reason, decided_epoch)
             node.counters["rejections"] += 1
             node.trace.event("reject", node.id, "-", f"{req.entry_id} @{decided_epoch} {reason}")
         for origin in req.waiters:

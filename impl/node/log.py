@@ -30,6 +30,9 @@ class Disk:
         self.paxos: dict[int, tuple[tuple[int, int], tuple[int, int], Entry | None]] = {}
         self.max_round = 0
         self.next_entry_seq = 1
+        # entry id -> (reason, epoch) of requests this CMS member rejected: a duplicated or
+        # delayed copy of the same request gets the same answer instead of a second chance
+        self.rejected: dict[str, tuple[str, int]] = {}
 
 
 ApplyHook = Callable[[Entry | None, Snapshot | None], None]
