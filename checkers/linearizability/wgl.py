@@ -24,6 +24,7 @@ all running parts together is capped at `max_cache` entries. Running out of eith
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Generator, Hashable, Sequence
 from typing import Any
@@ -88,6 +89,26 @@ def check_operations(
     minimize_budget: float = DEFAULT_MINIMIZE_BUDGET,
 ) -> Verdict:
     """`check` for operations already paired (e.g. a sub-history)."""
+    # The memo holds millions of small tuples and no reference cycles: with the cyclic garbage
+    # collector on, its full passes over them cost up to half the search time and pause for
+    # longer than a slice (so past the deadline). Reference counting still frees everything.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check(model, operations, deadline, max_cache, minimize, minimize_budget)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check(
+    model: SequentialModel,
+    operations: Sequence[Operation],
+    deadline: float | None,
+    max_cache: int,
+    minimize: bool,
+    minimize_budget: float,
+) -> Verdict:
     parts = partition(model, operations)
     results: dict[int, PartitionResult] = {}
     failed: int | None = None

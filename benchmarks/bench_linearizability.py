@@ -1,0 +1,182 @@
+"""Linearizability checker benchmarks (not part of the test suite).
+
+    /work/venv/bin/python benchmarks/bench_linearizability.py [--corpus DIR] [--repeat N]
+
+1. Porcupine's etcd corpus: total and worst check time (parsing excluded, as in Porcupine's
+   own numbers: 0.60 s for the 102 files, 239 ms worst).
+2. Porcupine's kv files, checked by key, stopping at the first key that fails (Porcupine:
+   31-244 ms for the 50-client files).
+3. 10,000 operations over 10 keys and 5 processes (budget: 10 s).
+4. 200 operations on one key from 20 concurrent processes: an answer, or "unknown" within the
+   timeout.
+Times are medians of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from campaign.formats.history import read_history  # noqa: E402
+from checkers.linearizability import CAS_REGISTER, KV, REGISTER, Op, check, with_initial  # noqa: E402
+
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "porcupine"
+
+
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    times = []
+    result: object = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def bench_etcd(corpus: Path, repeat: int) -> None:
+    files = sorted((corpus / "jepsen").glob("etcd_*.log"))
+    total = 0.0
+    worst = (0.0, "")
+    for path in files:
+        ops = read_history(path).ops
+        if not ops:
+            continue
+        t, _ = timed(lambda ops=ops: check(CAS_REGISTER, ops, minimize=False), repeat)
+        total += t
+        worst = max(worst, (t, path.name))
+    print(f"etcd corpus: {len(files) - 1} files, verdicts {total:.3f} s in total "
+          f"(Porcupine 0.60 s), worst {worst[1]} {worst[0] * 1000:.0f} ms (Porcupine 239 ms)")
+    with_evidence = 0.0
+    for path in files:
+        ops = read_history(path).ops
+        start = time.perf_counter()
+        check(CAS_REGISTER, ops, minimize_budget=2.0)
+        with_evidence += time.perf_counter() - start
+    print(f"etcd corpus with evidence (window shrinking, <= 2 s per violation): {with_evidence:.1f} s")
+
+
+def bench_kv(corpus: Path, repeat: int) -> None:
+    model = with_initial(KV, "")
+    for name in ("c01-ok", "c01-bad", "c10-ok", "c10-bad", "c50-ok", "c50-bad"):
+        ops = read_history(corpus / "kv" / f"{name}.txt").ops
+        t, verdict = timed(lambda ops=ops: check(model, ops, minimize=False), repeat)
+        valid = verdict.valid  # type: ignore[attr-defined]
+        print(f"kv/{name}.txt: {len(ops) // 2} ops, {valid}, {t * 1000:.1f} ms")
+
+
+def kv_history(ops: int, keys: int, processes: int, seed: int = 1) -> tuple[Op, ...]:
+    """A linearizable history of a simulated atomic map: each op takes effect at a random
+    instant between its invocation and its completion."""
+    rng = random.Random(seed)
+    state: dict[str, str] = {}
+    pending: dict[int, dict[str, object]] = {}
+    events: list[Op] = []
+    invoked = 0
+    while invoked < ops or pending:
+        p = rng.randrange(processes)
+        if p not in pending:
+            if invoked >= ops:
+                continue
+            key = f"k{rng.randrange(keys)}"
+            f = rng.choice(("read", "write", "write"))
+            value = None if f == "read" else f"v{invoked}"
+            pending[p] = {"f": f, "key": key, "value": value, "done": False, "out": None}
+            events.append(Op(process=p, type="invoke", f=f, key=key, value=value))
+            invoked += 1
+        elif not pending[p]["done"]:
+            op = pending[p]
+            op["done"] = True
+            if op["f"] == "read":
+                op["out"] = state.get(str(op["key"]))
+            else:
+                state[str(op["key"])] = str(op["value"])
+                op["out"] = op["value"]
+        else:
+            op = pending.pop(p)
+            events.append(Op(process=p, type="ok", f=str(op["f"]), key=op["key"], value=op["out"]))
+    return tuple(events)
+
+
+def register_history(ops: int, processes: int, seed: int = 2) -> tuple[Op, ...]:
+    """One key, many concurrent processes, a tenth of the writes timing out (info)."""
+    rng = random.Random(seed)
+    value: object = None
+    pid = list(range(processes))
+    next_pid = processes
+    pending: dict[int, dict[str, object]] = {}
+    events: list[Op] = []
+    invoked = 0
+    while invoked < ops or pending:
+        w = rng.randrange(processes)
+        if w not in pending:
+            if invoked >= ops:
+                continue
+            f = rng.choice(("read", "write"))
+            v = None if f == "read" else invoked
+            pending[w] = {"f": f, "value": v, "done": False, "out": None}
+            events.append(Op(process=pid[w], type="invoke", f=f, value=v))
+            invoked += 1
+        elif not pending[w]["done"]:
+            op = pending[w]
+            op["done"] = True
+            if op["f"] == "read":
+                op["out"] = value
+            else:
+                value = op["out"] = op["value"]
+        else:
+            op = pending.pop(w)
+            if op["f"] == "write" and rng.random() < 0.1:
+                events.append(Op(process=pid[w], type="info", f="write"))
+                pid[w] = next_pid
+                next_pid += 1
+            else:
+                events.append(Op(process=pid[w], type="ok", f=str(op["f"]), value=op["out"]))
+    return tuple(events)
+
+
+def bench_synthetic() -> None:
+    history = kv_history(10_000, keys=10, processes=5)
+    start = time.perf_counter()
+    verdict = check(KV, history, deadline=time.monotonic() + 10)
+    t = time.perf_counter() - start
+    print(f"10,000 ops, 10 keys, 5 processes: {verdict.valid}, {t:.2f} s (budget 10 s)")
+
+    history = register_history(200, processes=20)
+    timeout = 10.0
+    start = time.perf_counter()
+    verdict = check(REGISTER, history, deadline=time.monotonic() + timeout)
+    t = time.perf_counter() - start
+    print(f"200 ops, 1 key, 20 processes: {verdict.valid} ({verdict.cause}), {t:.2f} s "
+          f"(timeout {timeout:.0f} s)")
+    # the same with a corrupted read: a violation
+    reads = [i for i, e in enumerate(history) if e.type == "ok" and e.f == "read"]
+    i = reads[len(reads) // 2]
+    bad = history[:i] + (Op(process=history[i].process, type="ok", f="read", value=-1),) + history[i + 1 :]
+    start = time.perf_counter()
+    verdict = check(REGISTER, bad, deadline=time.monotonic() + timeout)
+    t = time.perf_counter() - start
+    print(f"200 ops, 1 key, 20 processes, one bad read: {verdict.valid} ({verdict.cause}), {t:.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.corpus.exists():
+        bench_etcd(args.corpus, args.repeat)
+        bench_kv(args.corpus, args.repeat)
+    else:
+        print(f"no corpus at {args.corpus}: skipping the Porcupine histories")
+    bench_synthetic()
+
+
+if __name__ == "__main__":
+    main()
