@@ -195,6 +195,32 @@ def read_all(text: str) -> list[tuple[int, Any]]:
     return list(_Reader(text).forms())
 
 
+def read_items(text: str) -> list[tuple[int, Any]]:
+    """The forms of `text`, except that a lone top-level vector gives its elements instead,
+    each with the line it starts on (a Jepsen history is one vector of op maps)."""
+    reader = _Reader(text)
+    tokens = reader.tokens
+    if not tokens or tokens[0][:2] != ("open", "["):
+        return list(reader.forms())
+    reader.i = 1
+    items: list[tuple[int, Any]] = []
+    while True:
+        if reader.i >= len(tokens):
+            raise EdnError(tokens[0][2], "'[' opened here is never closed")
+        kind, value, line = tokens[reader.i]
+        if kind == "close":
+            if value != "]":
+                raise EdnError(line, f"expected ']', found {value!r}")
+            reader.i += 1
+            break
+        form = reader.read()
+        if form is not _DISCARDED:
+            items.append((line, form))
+    if reader.i < len(tokens):
+        raise EdnError(tokens[reader.i][2], "unexpected data after the history vector")
+    return items
+
+
 def read_one(text: str, line: int = 1) -> Any:
     """Exactly one form (a field of a line-oriented format); line numbers in errors offset by `line`."""
     try:
@@ -239,15 +265,9 @@ def parse_edn(text: str) -> tuple[tuple[Op, ...], tuple[int, ...]]:
     skipped. A keyed history (Jepsen's `independent`) is recognised by an explicit `:key`, or
     when every invocation's value is a `[k v]` tuple (a cas then being `[k [old new]]`)."""
     try:
-        forms = read_all(text)
+        maps = read_items(text)
     except EdnError as e:
         raise BadInput(str(e)) from None
-    if len(forms) == 1 and isinstance(forms[0][1], tuple):
-        line0 = forms[0][0]
-        # one vector: element line numbers are approximate, count from the vector's line
-        maps = [(line0, m) for m in forms[0][1]]
-    else:
-        maps = forms
     raw: list[tuple[int, dict[Any, Any]]] = []
     for line, m in maps:
         if not isinstance(m, dict):

@@ -120,3 +120,11 @@ def test_one_history_in_every_format_gets_one_verdict(tmp_path: Path, number: st
         again = read_history(tmp_path / name)
         assert again.ops == ops
         assert check(CAS_REGISTER, again.ops, minimize=False).valid is expected
+
+
+def test_errors_in_a_history_vector_name_the_element_line() -> None:
+    text = "[{:process 0, :type :invoke, :f :read}\n {:process 0, :type :ok, :f :read, :value 1}\n {:process 0, :type :ok, :f :read}]\n"
+    parsed = parse_history(text)
+    assert parsed.lines == (1, 2, 3)
+    with pytest.raises(BadInput, match="line 2: op map has no :f"):
+        parse_history("[{:process 0, :type :invoke, :f :read}\n {:process 0, :type :ok}]")
