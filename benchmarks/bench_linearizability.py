@@ -20,6 +20,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,7 +49,7 @@ def bench_etcd(corpus: Path, repeat: int) -> None:
         ops = read_history(path).ops
         if not ops:
             continue
-        t, _ = timed(lambda ops=ops: check(CAS_REGISTER, ops, minimize=False), repeat)
+        t, _ = timed(partial(check, CAS_REGISTER, ops, minimize=False), repeat)
         total += t
         worst = max(worst, (t, path.name))
     print(f"etcd corpus: {len(files) - 1} files, verdicts {total:.3f} s in total "
@@ -66,7 +67,7 @@ def bench_kv(corpus: Path, repeat: int) -> None:
     model = with_initial(KV, "")
     for name in ("c01-ok", "c01-bad", "c10-ok", "c10-bad", "c50-ok", "c50-bad"):
         ops = read_history(corpus / "kv" / f"{name}.txt").ops
-        t, verdict = timed(lambda ops=ops: check(model, ops, minimize=False), repeat)
+        t, verdict = timed(partial(check, model, ops, minimize=False), repeat)
         valid = verdict.valid  # type: ignore[attr-defined]
         print(f"kv/{name}.txt: {len(ops) // 2} ops, {valid}, {t * 1000:.1f} ms")
 

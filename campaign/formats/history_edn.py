@@ -300,7 +300,7 @@ def parse_edn(text: str) -> tuple[tuple[Op, ...], tuple[int, ...]]:
         f = _name(m[Keyword("f")])
         if not isinstance(f, str):
             raise BadInput(f"line {line}: :f must be a keyword, found {f!r}")
-        value = m.get(Keyword("value"))
+        value: Any = m.get(Keyword("value"))
         key: Any = None
         if explicit:
             key = _plain(m.get(Keyword("key")))
