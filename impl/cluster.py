@@ -19,7 +19,7 @@ from attrs import frozen
 
 from impl.bus import Bus
 from impl.cms.election import Election
-from impl.cms.reconfiguration import policy_members, policy_size
+from impl.cms.reconfiguration import AUTO, policy_members
 from impl.engine import Engine, Executor, MetadataEngine
 from impl.entry import Entry, Snapshot
 from impl.history import History, Op
@@ -141,8 +141,9 @@ class Cluster:
             return s.cms_members
         if s.cms_size == 0:
             return None
-        size = s.cms_size if s.cms_size is not None else policy_size(len(self.node_ids))
-        return policy_members(self.node_ids, size)
+        if s.cms_size is None:
+            return AUTO
+        return policy_members(self.node_ids, s.cms_size)
 
     # --- what the bus and nodes ask of the cluster ---
 

@@ -5,13 +5,13 @@ membership toward a target one member at a time, each step a committed transform
 `PREPARE_CMS_RECONFIGURATION {add, remove}` plans the change; each
 `ADVANCE_CMS_RECONFIGURATION` takes the next step (a joining node enters the write set, then,
 after the driver has streamed the log to it — `StreamLog` until it has caught up — the read
-set; a leaving node is removed). The target is set by hand (`set_target`) or, by default, by
-the CEP's sizing policy.
+set; a leaving node is removed). The target is set by hand (a scenario's `cms_changes`) or,
+by default, by the CEP's sizing policy over the nodes currently JOINED.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from impl.engine import cms_reconfiguring
 from impl.entry import canonical_json
@@ -21,20 +21,45 @@ if TYPE_CHECKING:
     from impl.node.node import Node
 
 
+AUTO: tuple[str, ...] = ("<auto>",)
+"""The target that means: follow the sizing policy."""
+
+
 def policy_size(cluster_size: int) -> int:
-    """The CEP: 1 member up to 2 nodes, 3 up to 5, 5 up to 100, then 7 (Cassandra later
-    settled on odd sizes; the CEP's "10 thereafter" would make an even quorum)."""
+    """The CEP: "1 CMS node for a cluster size up to 2; 3 CMS nodes in a cluster of up to 5
+    nodes, 5 CMS nodes in a cluster of up to 100 nodes, and 10 CMS nodes thereafter"."""
     if cluster_size <= 2:
         return 1
     if cluster_size <= 5:
         return 3
     if cluster_size <= 100:
         return 5
-    return 7
+    return 10
 
 
 def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
     return tuple(sorted(node_ids)[:size])
+
+
+def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str]) -> tuple[str, ...]:
+    """The sizing policy over the JOINED nodes of the metadata (the cluster as it is now, so the
+    CMS follows joins and leaves): keep current members that are still joined, then add the
+    lowest ids, or drop the highest ids, to reach the policy's size. Without a directory in the
+    metadata, the simulated nodes stand in for the joined ones."""
+    directory = getattr(metadata, "directory", None)
+    if isinstance(directory, dict):
+        joined = sorted(n for n, rec in directory.items()
+                        if getattr(getattr(rec, "state", None), "value", None) == "JOINED")
+    else:
+        joined = sorted(fallback)
+    if not joined:
+        return members
+    size = policy_size(len(joined))
+    keep = [m for m in members if m in joined]
+    if len(keep) >= size:
+        return tuple(sorted(keep)[:size])
+    extra = [n for n in joined if n not in keep][: size - len(keep)]
+    return tuple(sorted(keep + extra))
 
 
 class ReconfigurationDriver:
@@ -48,8 +73,11 @@ class ReconfigurationDriver:
     def busy(self) -> bool:
         return self._in_flight
 
-    def _target(self) -> tuple[str, ...] | None:
-        return self._node.cluster.cms_target
+    def _target(self, meta: Any, members: tuple[str, ...]) -> tuple[str, ...] | None:
+        target = self._node.cluster.cms_target
+        if target is AUTO:
+            return policy_target(meta, members, self._node.cluster.node_ids)
+        return target
 
     def on_log_advanced(self) -> None:
         if not self._in_flight:
@@ -57,14 +85,16 @@ class ReconfigurationDriver:
 
     def poll(self) -> None:
         node = self._node
-        target = self._target()
-        if target is None or self._in_flight or not node.alive:
+        if self._node.cluster.cms_target is None or self._in_flight or not node.alive:
             return
         meta = node.log.metadata
         members = node.executor.members(meta)
-        writers = node.executor.write_members(meta)
         if not members or members[0] != node.id:
             return
+        target = self._target(meta, members)
+        if target is None:
+            return
+        writers = node.executor.write_members(meta)
         joining = [w for w in writers if w not in members]
         if joining:
             x = joining[0]

@@ -121,7 +121,19 @@ def test_the_sizing_policy_follows_the_cep() -> None:
     from impl.cms.reconfiguration import policy_size
 
     assert [policy_size(n) for n in (1, 2, 3, 5, 6, 100)] == [1, 1, 3, 3, 5, 5]
-    assert policy_size(101) > 5
+    assert policy_size(101) == 10
     r = run_scenario(scenario(20), 1)
     last = replay(scenario(20).topology, list(r.node("n01").entries))[-1]
     assert len(cms_members(last)) == 5
+
+
+def test_the_sizing_policy_follows_the_cluster_as_nodes_leave() -> None:
+    """CEP: "The CMS will detect changes in the cluster and will scale itself up and down"."""
+    # six joined nodes: five members; after n06 is removed, five joined nodes: three members
+    sc = scenario(6, submissions=(submit("n04", 3000, json.dumps(
+        {"kind": "ASSASSINATE", "node": "n06"})),))
+    c = Cluster(sc, 2)
+    c.run_until(ms_to_ns(2900))
+    assert cms_members(c.nodes["n04"].log.metadata) == ("n01", "n02", "n03", "n04", "n05")
+    c.run()
+    assert cms_members(c.nodes["n04"].log.metadata) == ("n01", "n02", "n03")
