@@ -78,6 +78,8 @@ def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.D
     check_invariants(m)
     fresh = 0
 
+    rejections: list[str] = []
+
     def apply(t: dict[str, Any]) -> bool:
         nonlocal m
         r = execute(m, t)
@@ -88,6 +90,7 @@ def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.D
                 event(f"{len(m.sequences)} sequences at once")
             check_invariants(m)
             return True
+        rejections.append(r.reason)
         event("rejected " + " ".join(w for w in r.reason.split()[1:4] if not w.lstrip("-").isdigit()))
         return False
 
@@ -122,13 +125,14 @@ def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.D
         elif choice == "step" and m.sequences:
             seq = m.sequences[data.draw(st.sampled_from(sorted(m.sequences)))]
             op = "LEAVE" if seq.kind == "REMOVE" else seq.kind
-            assert apply({"kind": f"{seq.next_step}_{op}", "node": seq.node})
+            assert apply({"kind": f"{seq.next_step}_{op}", "node": seq.node}), rejections[-1]
         elif choice == "cancel" and m.sequences:
-            assert apply({"kind": "CANCEL_SEQUENCE", "node": data.draw(st.sampled_from(sorted(m.sequences)))})
+            node = data.draw(st.sampled_from(sorted(m.sequences)))
+            assert apply({"kind": "CANCEL_SEQUENCE", "node": node}), rejections[-1]
     # finish everything still in progress, in a drawn order
     while m.sequences:
         seq = m.sequences[data.draw(st.sampled_from(sorted(m.sequences)))]
         op = "LEAVE" if seq.kind == "REMOVE" else seq.kind
-        assert apply({"kind": f"{seq.next_step}_{op}", "node": seq.node})
+        assert apply({"kind": f"{seq.next_step}_{op}", "node": seq.node}), rejections[-1]
     check_invariants(m)
     assert Metadata.from_json(m.to_json()).digest() == m.digest()
