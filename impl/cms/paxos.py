@@ -28,6 +28,7 @@ from impl.messages import (
     Accept,
     Accepted,
     Ballot,
+    Commit,
     Nack,
     Prepare,
     Promise,
@@ -78,6 +79,11 @@ class Acceptor:
         else:
             node.send(msg.sender, Nack(sender=node.id, epoch=node.log.applied, slot=msg.slot,
                                        ballot=msg.ballot, promised=promised, committed=committed))
+
+    def on_commit(self, msg: Commit) -> None:
+        """A chosen value: it goes to the log like any pushed entry (applied in epoch order;
+        its Paxos state is forgotten once applied)."""
+        self._node.log.offer(msg.entry)
 
     def forget_upto(self, epoch: int) -> None:
         """Paxos state of committed slots is no longer needed (the log holds the outcome)."""

@@ -77,7 +77,7 @@ class Node:
             Promise: self._on_promise,
             Accepted: self._on_accepted,
             Nack: self._on_nack,
-            Commit: self._on_commit,
+            Commit: self.acceptor.on_commit,
             Submit: self.service.on_submit,
             SubmitResult: self.submitter.on_result,
             FetchLog: self._on_fetch,
@@ -142,9 +142,6 @@ class Node:
             self.log.offer(msg.committed)
         if self.service.active is not None:
             self.service.active.on_nack(msg)
-
-    def _on_commit(self, msg: Commit) -> None:
-        self.log.offer(msg.entry)
 
     def commit_and_push(self, entry: Entry) -> None:
         """A value was chosen: apply it here, then push it to every node (best effort)."""
