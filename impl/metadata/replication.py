@@ -84,16 +84,6 @@ class ReplicationParams:
     def simple_rf(self) -> int:
         return self.factors[0][1]
 
-    def min_nodes_violation(self, dc_counts: Mapping[str, int]) -> tuple[str, int, int] | None:
-        """(where, nodes, rf) of the first place with fewer nodes than RF, or None."""
-        if self.strategy == SIMPLE:
-            total = sum(dc_counts.values())
-            return ("the cluster", total, self.simple_rf) if total < self.simple_rf else None
-        for dc, rf in self.factors:
-            if dc_counts.get(dc, 0) < rf:
-                return (dc, dc_counts.get(dc, 0), rf)
-        return None
-
 
 def _rf(value: Any) -> int | None:
     if isinstance(value, bool):

@@ -27,7 +27,7 @@ from attrs import evolve
 from impl.metadata.metadata import Metadata, placement_from_scratch
 from impl.metadata.placement import Placement, refine, transition
 from impl.metadata.records import JOIN, LEAVE, MOVE, REMOVE, REPLACE, STEPS, Sequence
-from impl.metadata.replication import ReplicationParams
+from impl.metadata.replication import SIMPLE, ReplicationParams
 from impl.metadata.results import (
     Accepted,
     Malformed,
@@ -261,19 +261,29 @@ def prepare_join(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 
 def _rf_violation(m: Metadata, node: str) -> Rejected | None:
-    """Leaving/removing `node` must leave every DC with at least RF nodes (all nodes for Simple)."""
+    """Leaving/removing `node` must not leave its DC with fewer nodes than the DC's RF of any
+    NTS keyspace, nor the cluster with fewer nodes than any SimpleStrategy RF. Nodes counted are
+    token owners not already leaving (Cassandra counts JOINED nodes of the leaving node's DC)."""
     leaving = {s.node for s in m.sequences.values() if s.kind in (LEAVE, REMOVE)} | {node}
+    dc = m.directory[node].dc
     counts: dict[str, int] = {}
-    for n, (dc, _) in m.token_map.locations.items():
+    for n, (d, _) in m.token_map.locations.items():
         if n not in leaving:
-            counts[dc] = counts.get(dc, 0) + 1
+            counts[d] = counts.get(d, 0) + 1
     for name in sorted(m.keyspaces):
         params = m.keyspaces[name].replication
-        bad = params.min_nodes_violation(counts)
-        if bad is not None:
-            where, have, rf = bad
+        if params.strategy == SIMPLE:
+            total, rf = sum(counts.values()), params.simple_rf
+            if total < rf:
+                return Rejected(
+                    f"{node}: leaving would leave the cluster with {total} nodes, "
+                    f"fewer than RF {rf} of keyspace {name}"
+                )
+            continue
+        rf = params.dc_factors.get(dc, 0)
+        if counts.get(dc, 0) < rf:
             return Rejected(
-                f"{node}: leaving would leave {where} with {have} nodes, "
+                f"{node}: leaving would leave {dc} with {counts.get(dc, 0)} nodes, "
                 f"fewer than RF {rf} of keyspace {name}"
             )
     return None

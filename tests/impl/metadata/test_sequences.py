@@ -157,6 +157,17 @@ def test_leave_below_rf_is_refused() -> None:
     ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
 
 
+def test_leave_checks_only_the_leaving_nodes_dc() -> None:
+    """dc2 is already below its RF; a leave in dc1 (still at RF) is not blocked by it."""
+    nts = {"ks": {"class": "NetworkTopologyStrategy", "dc1": 2, "dc2": 3}}
+    nodes = [("A", "dc1", 1), ("B", "dc2", 2), ("C", "dc1", 3), ("D", "dc1", 4)]
+    m = base(topology([{"id": n, "dc": dc, "rack": "r1", "tokens": [t]} for n, dc, t in nodes], nts))
+    m = ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "C"}) == (
+        "C: leaving would leave dc1 with 1 nodes, fewer than RF 2 of keyspace ks"
+    )
+
+
 def test_cms_member_cannot_leave_before_the_cms_is_reconfigured() -> None:
     assert rejected(base(RING4), {"kind": "PREPARE_LEAVE", "node": "A"}).startswith("A: is a CMS member")
 
