@@ -87,3 +87,10 @@ class Election:
         node.trace.event("reject", node.id, "-", f"INITIALIZE_CMS {reason}")
         node.history.record(self._process, "fail",
                             self._value(rejection=reason, epoch=node.log.applied), node.id)
+
+    def crash(self) -> None:
+        """The initiator crashed before deciding: the outcome is unknown."""
+        if self.outcome is None:
+            self.outcome = "crashed"
+            node = self._node
+            node.history.record(self._process, "info", self._value(), node.id)

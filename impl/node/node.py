@@ -117,6 +117,8 @@ class Node:
     def crash(self) -> None:
         self.alive = False
         self.submitter.crash()
+        if self.election is not None:
+            self.election.crash()
         self.fetcher.reset()
 
     # --- receiving ---

@@ -129,3 +129,10 @@ def test_a_retried_submission_with_the_same_entry_id_commits_once() -> None:
     created = [json.loads(e.transformation) for e in full_log(r)]
     names = [t["change"]["keyspace"] for t in created if t["kind"] == "SCHEMA_CHANGE"]
     assert sorted(names) == sorted(f"k{i}" for i in range(30))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_a_burst_of_1000_submissions_in_two_seconds_keeps_one_log(seed: int) -> None:
+    sc = racing(1000, spread_ms=2000)
+    check_commit_safety(sc, run_scenario(sc, 50 + seed))
