@@ -25,7 +25,7 @@ def topologies(draw: st.DrawFn) -> dict[str, Any]:
     n_dcs = draw(st.integers(1, 3))
     n_racks = draw(st.integers(1, 3))
     n_nodes = draw(st.integers(1, 12))
-    vnodes = draw(st.sampled_from([1, 1, 2, 4, 16]))
+    vnodes = draw(st.integers(1, 16))
     rnd = draw(st.randoms(use_true_random=False))
     tokens = rnd.sample(range(-SPAN, SPAN + 1), n_nodes * vnodes)
     nodes = []
@@ -71,7 +71,7 @@ def joined(m: Metadata) -> list[str]:
     return sorted(n for n, r in m.directory.items() if r.state is NodeState.JOINED)
 
 
-@settings(max_examples=int(__import__("os").environ.get("IMPL_METADATA_EXAMPLES", "120")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(__import__("os").environ.get("IMPL_METADATA_EXAMPLES", "250")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(topologies(), st.data())
 def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.DataObject) -> None:
     m = Metadata.from_topology(doc)
@@ -96,7 +96,10 @@ def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.D
 
     for _ in range(data.draw(st.integers(1, 30), label="ops")):
         choice = data.draw(
-            st.sampled_from(["join", "join", "leave", "remove", "move", "replace", "step", "step", "step", "cancel"])
+            st.sampled_from(
+                ["join", "join", "leave", "remove", "move", "replace", "step", "step", "step", "cancel",
+                 "keyspace", "unsafe_join", "assassinate"]
+            )
         )
         if choice in ("join", "replace"):
             nid = f"x{fresh}"
@@ -117,6 +120,20 @@ def test_random_operations_keep_placements_sound(doc: dict[str, Any], data: st.D
             elif joined(m):
                 victim = data.draw(st.sampled_from(joined(m)))
                 apply({"kind": "PREPARE_REPLACE", "node": nid, "replaced": victim})
+        elif choice == "keyspace":
+            rf = {dc: data.draw(st.integers(1, 3)) for dc in DCS[: doc["dcs"]]}
+            name = data.draw(st.sampled_from(["nts", "extra"]))
+            op = "ALTER_KEYSPACE" if name in m.keyspaces else "CREATE_KEYSPACE"
+            replication = {"class": "NetworkTopologyStrategy", **rf}
+            apply({"kind": "SCHEMA_CHANGE", "change": {"op": op, "keyspace": name, "replication": replication}})
+        elif choice == "unsafe_join":
+            nid = f"x{fresh}"
+            fresh += 1
+            apply({"kind": "REGISTER", "node": {"id": nid, "dc": "dc1", "rack": "r1"}})
+            toks = data.draw(st.lists(st.integers(-SPAN, SPAN), min_size=1, max_size=doc["vnodes"], unique=True))
+            apply({"kind": "UNSAFE_JOIN", "node": nid, "tokens": toks})
+        elif choice == "assassinate" and joined(m):
+            apply({"kind": "ASSASSINATE", "node": data.draw(st.sampled_from(joined(m)))})
         elif choice in ("leave", "remove") and joined(m):
             apply({"kind": "PREPARE_LEAVE", "node": data.draw(st.sampled_from(joined(m))), "remove": choice == "remove"})
         elif choice == "move" and joined(m):
