@@ -72,7 +72,8 @@ def check_history(
     if as_json:
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
     else:
-        click.echo(explain(verdict, model))
+        lines = parsed.lines
+        click.echo(explain(verdict, model, locate=lambda i: f"line {lines[i]}"))
         if verdict.valid is False and verdict.evidence.window_history:
             click.echo("Failing sub-history (JSONL):")
             for op in verdict.evidence.window_history:

@@ -24,12 +24,23 @@ def _generic_op(op: Operation) -> str:
     return f"{key}{op.f}({arg}) -> {out}"
 
 
-def _when(op: Operation) -> str:
-    end = "never returned" if op.ret is None else f"returned at event {op.ret}"
-    return f"process {op.process}, called at event {op.call}, {end}"
+def _event(position: int) -> str:
+    return f"event {position}"
 
 
-def explain(verdict: Verdict, model: SequentialModel | None = None) -> str:
+def explain(
+    verdict: Verdict,
+    model: SequentialModel | None = None,
+    *,
+    locate: Callable[[int], str] = _event,
+) -> str:
+    """The verdict in words. `locate(position)` names an event's place in the history (the CLI
+    passes "line N" of the file); by default "event N", its 0-based position."""
+
+    def _when(op: Operation) -> str:
+        end = "outcome unknown" if op.ret is None else f"returned at {locate(op.ret)}"
+        return f"process {op.process}, called at {locate(op.call)}, {end}"
+
     describe_op: Callable[[Operation], str] = model.describe_op if model else _generic_op
     describe_state: Callable[[Any], str] = model.describe_state if model else repr
     ev = verdict.evidence
@@ -64,8 +75,11 @@ def explain(verdict: Verdict, model: SequentialModel | None = None) -> str:
     for op, state in shown:
         lines.append(f"  {describe_op(op):<40} => {describe_state(state)}")
     if ev.window:
-        minimal = "a minimal" if ev.window_minimal else "a small"
-        lines.append(f"{minimal.capitalize()} sub-history that is not linearizable ({len(ev.window)} operations):")
+        size = "A minimal" if ev.window_minimal else "A small"
+        lines.append(
+            f"{size} set of {len(ev.window)} operations that cannot be linearized, whatever the "
+            "others did:"
+        )
         for op in ev.window[:MAX_LINES]:
             lines.append(f"  {describe_op(op):<40} [{_when(op)}]")
         if len(ev.window) > MAX_LINES:

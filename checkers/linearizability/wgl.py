@@ -49,8 +49,15 @@ SLICE = 2048
 DEFAULT_MAX_CACHE = 3_000_000
 """Memo entries over all parts at once; an entry costs ~150 bytes, so ~450 MB at the cap."""
 
-DEFAULT_MINIMIZE_BUDGET = 2.0
-"""Seconds spent shrinking a violation to its window, at most (and never past the deadline)."""
+DEFAULT_MINIMIZE_BUDGET = 10.0
+"""Seconds spent on evidence at most (and never past the deadline): a safety net only; the
+work bounds below normally end the shrinking first, and keep its result deterministic."""
+
+SHRINK_TRIAL_STATES = 20_000
+"""Memo entries one shrinking trial may use; an undecided trial keeps the ops it would drop."""
+
+SHRINK_STATES = 1_000_000
+"""Memo entries all shrinking trials together may use (a few seconds of search at most)."""
 
 # A search yields the size of its memo every SLICE iterations and returns its PartitionResult.
 Search = Generator[int, None, PartitionResult]
@@ -208,7 +215,9 @@ def search(
             return result
         if (deadline is not None and time.monotonic() > deadline) or size > max_cache:
             run.close()
-            return PartitionResult(key=key, operations=tuple(operations), valid="unknown")
+            return PartitionResult(
+                key=key, operations=tuple(operations), valid="unknown", explored=size
+            )
 
 
 def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Search:
@@ -336,7 +345,8 @@ def _violation(
     if model.fast_check is not None:
         # The fast path decided; a bounded search finds the deepest partial linearization.
         budget = _budget(deadline, minimize_budget)
-        searched = search(model, part.operations, key=part.key, deadline=budget, max_cache=max_cache)
+        cap = min(max_cache, SHRINK_STATES)
+        searched = search(model, part.operations, key=part.key, deadline=budget, max_cache=cap)
         if searched.valid is False:
             part = searched
             parts = parts[:failed] + (part,) + parts[failed + 1 :]
@@ -370,12 +380,30 @@ def _budget(deadline: float | None, seconds: float) -> float:
     return own if deadline is None else min(deadline, own)
 
 
-def _fails(model: SequentialModel, ops: Sequence[Operation], deadline: float, max_cache: int) -> bool:
-    """Shown not linearizable (unknown counts as no)."""
-    kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
-    if model.fast_check is not None:
-        return model.fast_check(kept, model.init, None).valid is False
-    return search(model, kept, deadline=deadline, max_cache=max_cache).valid is False
+class _Work:
+    """What the shrinking trials have spent, against their budgets (deterministic: memo
+    entries, not seconds; the deadline is only a safety net)."""
+
+    def __init__(self, deadline: float, max_cache: int) -> None:
+        self.deadline = deadline
+        self.left = SHRINK_STATES
+        self.trial_cap = min(SHRINK_TRIAL_STATES, max_cache)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.left <= 0 or time.monotonic() >= self.deadline
+
+    def fails(self, model: SequentialModel, ops: Sequence[Operation]) -> bool:
+        """Shown not linearizable (undecided counts as no)."""
+        kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
+        if model.fast_check is not None:
+            return model.fast_check(kept, model.init, None).valid is False
+        if self.exhausted:
+            return False
+        cap = min(self.trial_cap, self.left)
+        result = search(model, kept, deadline=self.deadline, max_cache=cap)
+        self.left -= max(result.explored, 1)
+        return result.valid is False
 
 
 def _as_info(o: Operation) -> Operation:
@@ -403,34 +431,34 @@ def shrink(
     window fails whatever the other ops did, which keeps the writes a failing read depends on
     (deleting them would make any read of their value fail on its own, a useless window); and
     since "never" is one of the choices, the window alone, others deleted, fails too.
-    Every trial is a search bounded by `deadline`; an undecided trial keeps its ops."""
+    Every trial is a search bounded in memo entries (`SHRINK_TRIAL_STATES`, all trials
+    together `SHRINK_STATES`), so the window does not depend on the machine's speed; an
+    undecided trial keeps its ops. `deadline` is a safety net."""
     ops = tuple(operations)
+    work = _Work(deadline, max_cache)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
-    while lo < hi and time.monotonic() < deadline:
+    while lo < hi and not work.exhausted:
         mid = (lo + hi) // 2
-        if _fails(model, truncate(ops, cuts[mid]), deadline, max_cache):
+        if work.fails(model, truncate(ops, cuts[mid])):
             hi = mid
         else:
             lo = mid + 1
     if cuts and lo == hi:
         candidate = truncate(ops, cuts[lo])
-        if _fails(model, candidate, deadline, max_cache):
+        if work.fails(model, candidate):
             ops = candidate
     window = list(ops)
-
-    # one trial may not eat the budget: undecided within its slice means "keep the ops"
-    per_trial = max(0.05, (deadline - time.monotonic()) / 20)
 
     def fails_without(drop: set[int]) -> bool:
         trial = [_as_info(o) if o.id in drop else o for o in ops]
         trial = [o for o in trial if o.id not in drop or o.f not in model.read_only]
-        return _fails(model, trial, min(deadline, time.monotonic() + per_trial), max_cache)
+        return work.fails(model, trial)
 
     relaxed: set[int] = set()
     n = 2
     minimal = False
-    while len(window) >= 2 and time.monotonic() < deadline:
+    while len(window) >= 2 and not work.exhausted:
         chunk = -(-len(window) // n)
         reduced = False
         for start in range(0, len(window), chunk):
@@ -441,14 +469,14 @@ def shrink(
                 n = max(n - 1, 2)
                 reduced = True
                 break
-            if time.monotonic() >= deadline:
+            if work.exhausted:
                 break
         else:
             if not reduced and chunk == 1:
                 minimal = True
                 break
         if not reduced:
-            if time.monotonic() >= deadline:
+            if work.exhausted:
                 break
             n = min(n * 2, len(window))
     minimal = minimal or len(window) <= 1

@@ -17,7 +17,7 @@ from tests.checkers.linearizability.strategies import histories
 def _agree(model_name: str, history: tuple) -> None:
     model = MODELS[model_name]
     expected = brute_force_linearizable(model, history)
-    verdict = check(model, history, minimize_budget=0.5)
+    verdict = check(model, history)
     note(f"brute force: {expected}, wgl: {verdict.valid}")
     assert verdict.valid is expected
     if verdict.valid is False:

@@ -78,7 +78,7 @@ def long_history(ops: int) -> tuple[Op, ...]:
 
 
 def test_the_page_is_capped_for_long_histories() -> None:
-    verdict = check(REGISTER, long_history(5000), minimize_budget=0.5)
+    verdict = check(REGISTER, long_history(5000))
     page = render_html(verdict, REGISTER, max_ops=2000)
     assert len(page) < 1_500_000
     parser = Bars()

@@ -76,7 +76,7 @@ def test_every_etcd_violation_window_fails_on_its_own(corpus: Path) -> None:
     from checkers.linearizability.wgl import check_operations
 
     for path in sorted((corpus / "jepsen").glob("etcd_0*.log")):
-        verdict = check(CAS_REGISTER, read_history(path).ops, minimize_budget=1.0)
+        verdict = check(CAS_REGISTER, read_history(path).ops)
         if verdict.valid is False:
             again = check_operations(CAS_REGISTER, verdict.evidence.window, minimize=False)
             assert again.valid is False, path.name
