@@ -130,7 +130,7 @@ def _part(
         if o.process not in processes:
             processes.append(o.process)
     row = {p: i for i, p in enumerate(processes)}
-    height = 30 + ROW * len(processes)
+    height = 34 + ROW * len(processes)
     status = _status(part.valid, "not linearizable", "unknown")
     key = "(single part)" if part.key is None else f"key {part.key!r}"
     out = [
@@ -139,14 +139,27 @@ def _part(
         + "</h2>",
         f"<div class='scroll'><svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}'>",
     ]
+    # the axis: event positions (the order that decides precedence), with recorded times
+    times: dict[int, int] = {}
+    for o in ops:
+        if o.call_time is not None:
+            times[o.call] = o.call_time
+        if o.ret is not None and o.ret_time is not None:
+            times[o.ret] = o.ret_time
+    every = max(1, 120 // step)
+    out.append("<text x='4' y='12' fill='#777'>event →</text>")
+    for i, e in enumerate(events):
+        if i % every == 0:
+            tick = f"{e}" + (f" ({times[e]} ns)" if e in times and every > 1 else "")
+            out.append(f"<text x='{x_of[e]}' y='12' fill='#777'>{escape(tick)}</text>")
     for p, r in row.items():
-        y = 20 + r * ROW
+        y = 24 + r * ROW
         out.append(f"<text x='4' y='{y + 14}'>p {escape(str(p))}</text>")
         out.append(f"<line x1='{LEFT}' x2='{width}' y1='{y + ROW - 4}' y2='{y + ROW - 4}' stroke='#eee'/>")
     for o in ops:
         x0 = x_of[o.call]
         x1 = x_of[o.ret] if o.ret is not None else right - 10
-        y = 20 + row[o.process] * ROW
+        y = 24 + row[o.process] * ROW
         classes = ["op"]
         if o.id in position:
             classes.append("linearized")
