@@ -101,10 +101,10 @@ def check_log(operations: Sequence[Operation], *, init: int = 0, key: Any = None
             if r.ret is not None and point > (r.ret, 0):
                 return _result(ops, key, False, placed, r)
             placed.append((point, r, epoch))
-    # Unused fillers never took effect (or took it last); an epoch-less rejection fits anywhere
-    # in its own interval, so at its call, seeing whatever epoch was current there.
-    for o in fillers[next_filler:]:
-        placed.append(((INF, o.call), o, top))
+    # Unused fillers took effect last (as good as never: nothing observes it). An epoch-less
+    # rejection fits anywhere in its own interval: put it at its call, seeing that epoch.
+    for extra, o in enumerate(fillers[next_filler:], start=1):
+        placed.append(((INF, o.call), o, top + extra))
     for o in free:
         placed.append(((o.call, -1), o, -1))
     placed.sort(key=lambda p: p[0])

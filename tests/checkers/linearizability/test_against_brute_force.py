@@ -24,7 +24,24 @@ def _agree(model_name: str, history: tuple) -> None:
         # the window it shows really fails, on its own
         assert verdict.evidence.window
         assert brute_force_linearizable(model, verdict.evidence.window_history) is False
-    pickle.loads(pickle.dumps(verdict))
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+    for part in verdict.evidence.partitions:
+        if part.valid is not None:
+            _replays(model, part)
+
+
+def _replays(model: object, part: object) -> None:
+    """A part's (partial) linearization is one: real-time order kept, and the model steps
+    through it to the recorded states."""
+    by_id = {o.id: o for o in part.operations}  # type: ignore[attr-defined]
+    order = [by_id[i] for i in part.linearization]  # type: ignore[attr-defined]
+    state = model.init  # type: ignore[attr-defined]
+    for n, (o, recorded) in enumerate(zip(order, part.states, strict=True)):  # type: ignore[attr-defined]
+        state = model.step(state, o)  # type: ignore[attr-defined]
+        assert state == recorded
+        assert all(later.ret is None or later.ret > o.call for later in order[n + 1 :])
+    if part.valid is True:  # type: ignore[attr-defined]
+        assert sorted(part.linearization) == sorted(by_id)  # type: ignore[attr-defined]
 
 
 @settings(max_examples=150)
