@@ -157,8 +157,8 @@ def _check(
                 if sum(sizes.values()) > max_cache:
                     unknown_cause = CACHE_LIMIT
                     break
-        for i, search in searches.items():
-            search.close()
+        for i, unfinished in searches.items():
+            unfinished.close()
             results[i] = PartitionResult(key=parts[i][0], operations=parts[i][1], valid="unknown")
 
     ordered = tuple(
@@ -227,12 +227,12 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
         yield 0  # unreachable: makes this function a generator
     # Events in real-time order. An op with unknown outcome returns after everything (its
     # effect may come at any time after its call); those returns keep their calls' order.
-    # Positions are distinct, so no tie-break between a return and a call is needed: the
-    # history's order already says which came first.
+    # Paired histories have distinct positions; should a call and a return share one (ops
+    # built by hand), the call goes first: intervals are closed, so ops that touch overlap.
     events: list[tuple[float, int, int, bool]] = []
     for j, o in enumerate(ops):
         events.append((o.call, 0, j, True))
-        events.append((float("inf"), o.call, j, False) if o.ret is None else (o.ret, 0, j, False))
+        events.append((float("inf"), o.call, j, False) if o.ret is None else (o.ret, 1, j, False))
     events.sort()
     size = 2 * n + 2  # 0 is the head, size - 1 the tail
     tail = size - 1
