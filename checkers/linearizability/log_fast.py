@@ -80,7 +80,9 @@ def check_log(operations: Sequence[Operation], *, init: int = 0, key: Any = None
     fillers.sort(key=lambda o: o.call)
     next_filler = 0
     placed: list[tuple[tuple[float, int], Operation, int]] = []
-    point: tuple[float, int] = (-1, 0)  # (event position, tie-breaker), strictly increasing
+    # (event position, tie-breaker): strictly increasing; several ops may share an instant, in
+    # tie-breaker order, and an interval [call, return] is closed, so only positions compare
+    point: tuple[float, int] = (-1, 0)
     for epoch in range(init, top + 1):
         if epoch > init:
             c = committed.get(epoch)
@@ -93,12 +95,12 @@ def check_log(operations: Sequence[Operation], *, init: int = 0, key: Any = None
                 c = fillers[next_filler]
                 next_filler += 1
             point = max((point[0], point[1] + 1), (c.call, 0))
-            if c.ret is not None and point > (c.ret, 0):
+            if c.ret is not None and point[0] > c.ret:
                 return _result(ops, key, False, placed, c)
             placed.append((point, c, epoch))
         for r in sorted(at_epoch.get(epoch, ()), key=lambda o: o.call):
             point = max((point[0], point[1] + 1), (r.call, 0))
-            if r.ret is not None and point > (r.ret, 0):
+            if r.ret is not None and point[0] > r.ret:
                 return _result(ops, key, False, placed, r)
             placed.append((point, r, epoch))
     # Unused fillers took effect last (as good as never: nothing observes it). An epoch-less

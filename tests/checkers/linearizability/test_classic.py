@@ -180,3 +180,16 @@ def test_malformed_histories_name_the_event(history: tuple[Op, ...], message: st
     with pytest.raises(HistoryError, match=message) as e:
         check(REGISTER, history)
     assert e.value.index == len(history) - 1
+
+
+def test_intervals_are_closed_when_a_call_and_a_return_share_an_instant() -> None:
+    """Built by hand: b returns at the very instant a is called, so they overlap."""
+    from checkers.linearizability import check_operations
+    from checkers.linearizability.history import Operation
+
+    a = Operation(id=0, process=0, f="commit", key=None, input="T1", output=1, call=5, ret=9)
+    b = Operation(id=1, process=1, f="commit", key=None, input="T2", output=2, call=0, ret=5)
+    assert check_operations(LOG, (a, b)).valid is True
+    from checkers.linearizability.wgl import search
+
+    assert search(LOG, (a, b)).valid is True
