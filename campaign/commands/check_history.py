@@ -132,10 +132,13 @@ def op_json(op: Op) -> dict[str, Any]:
     return out
 
 
-def _operation_json(o: Operation | None) -> dict[str, Any] | None:
+def _operation_json(o: Operation | None, lines: Sequence[int] = ()) -> dict[str, Any] | None:
     if o is None:
         return None
-    return {
+    where: dict[str, Any] = {}
+    if lines:
+        where = {"call_line": lines[o.call], "return_line": None if o.ret is None else lines[o.ret]}
+    return where | {
         "id": o.id,
         "process": o.process,
         "f": o.f,
@@ -146,8 +149,8 @@ def _operation_json(o: Operation | None) -> dict[str, Any] | None:
     }
 
 
-def _ops_json(ops: Sequence[Operation]) -> list[dict[str, Any] | None]:
-    return [_operation_json(o) for o in ops]
+def _ops_json(ops: Sequence[Operation], lines: Sequence[int]) -> list[dict[str, Any] | None]:
+    return [_operation_json(o, lines) for o in ops]
 
 
 def verdict_json(verdict: Verdict, parsed: ParsedHistory, model: SequentialModel) -> dict[str, Any]:
@@ -166,9 +169,9 @@ def verdict_json(verdict: Verdict, parsed: ParsedHistory, model: SequentialModel
     if verdict.valid is False:
         out.update(
             key=thaw(ev.key),
-            failing_op=_operation_json(ev.failing_op),
-            previous_ok=_operation_json(ev.previous_ok),
-            longest_prefix=_ops_json(ev.longest_prefix),
+            failing_op=_operation_json(ev.failing_op, parsed.lines),
+            previous_ok=_operation_json(ev.previous_ok, parsed.lines),
+            longest_prefix=_ops_json(ev.longest_prefix, parsed.lines),
             window=[op_json(op) for op in ev.window_history],
             window_minimal=ev.window_minimal,
         )

@@ -61,6 +61,7 @@ def test_json_output_carries_the_evidence(tmp_path: Path, capsys: pytest.Capture
     verdict = json.loads(out)
     assert code == 1 and verdict["valid"] is False and verdict["key"] == "k"
     assert verdict["failing_op"]["f"] == "read" and verdict["failing_op"]["output"] == 1
+    assert (verdict["failing_op"]["call_line"], verdict["failing_op"]["return_line"]) == (5, 6)
     assert verdict["previous_ok"]["input"] == 2
     assert verdict["window"][-1]["value"] == 1
 
