@@ -55,6 +55,7 @@ def check_commit_safety(sc: Scenario, r: RunResult) -> None:
     ids = Counter(e.entry_id for e in log)
     assert max(ids.values(), default=1) == 1, ids.most_common(3)
     position = {e.entry_id: e.epoch for e in log}
+    committed = {e.entry_id: json.loads(e.transformation) for e in log}
     metadata = replay(sc.topology, log)
     engine = MetadataEngine()
     outcomes = completions(r)
@@ -62,6 +63,7 @@ def check_commit_safety(sc: Scenario, r: RunResult) -> None:
         v = value(op)
         if op.type == "ok":
             assert position[entry_id] == v["epoch"]
+            assert committed[entry_id] == v["transformation"], entry_id
         elif op.type == "fail":
             assert entry_id not in position, f"{entry_id} was rejected but committed"
             # every rejection is justified by the metadata it was decided against
