@@ -65,7 +65,8 @@ def read_history(path: str | Path, fmt: str | None = None) -> ParsedHistory:
     except IsADirectoryError:
         raise BadInput(f"history path is a directory: {p}") from None
     except UnicodeDecodeError as e:
-        raise BadInput(f"{p}: not UTF-8 text (byte {e.start})") from None
+        line = e.object[: e.start].count(b"\n") + 1
+        raise BadInput(f"line {line}: not UTF-8 text (byte {e.start} of {p})") from None
     except OSError as e:
         raise BadInput(f"cannot read history file {p}: {e.strerror}") from None
     return parse_history(text, fmt)

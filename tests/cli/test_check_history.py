@@ -170,3 +170,10 @@ def test_a_missing_file_and_a_bad_option_are_bad_input(tmp_path: Path, capsys: p
     assert code == 2 and "--timeout must be positive" in err
     code, _, err = run_cli(capsys, write(tmp_path, "h.jsonl", jsonl(STALE_READ)), "--format", "xml")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_a_file_that_is_not_utf8_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(jsonl(STALE_READ[:2]).encode() + b'{"process": 0, "f": "\xff"}\n')
+    code, _, err = run_cli(capsys, str(path))
+    assert code == 2 and "line 3: not UTF-8 text" in err and err.count("\n") == 1
