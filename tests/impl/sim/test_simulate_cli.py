@@ -57,3 +57,14 @@ def test_bad_scenarios_are_one_line_and_exit_2(doc: str, message: str, tmp_path:
     assert code == 2
     assert err.startswith("tcmcheck: error:") and err.count("\n") == 1
     assert message in err
+
+
+def test_the_commit_history_is_a_linearizable_log(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The history feeds `tcmcheck check-history --model log` as it is."""
+    history = tmp_path / "history.jsonl"
+    code, _, _ = run(["simulate", str(REPO / "examples" / "simulate-faults.json"), "--seed", "8",
+                      "--history", str(history)], capsys)
+    assert code == 0
+    code, out, err = run(["check-history", str(history), "--model", "log"], capsys)
+    assert code == 0, out + err
