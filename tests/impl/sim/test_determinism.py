@@ -46,3 +46,11 @@ def test_a_kept_trace_hashes_to_the_trace_hash() -> None:
     assert len(r.trace) == r.trace_events
     assert {line.split()[1] for line in r.trace} >= {"send", "deliver", "drop", "crash",
                                                      "restart", "commit", "apply"}
+
+
+def test_a_run_result_pickles_for_other_processes() -> None:
+    """Spark and pytest-xdist ship results between processes."""
+    import pickle
+
+    r = run_scenario(faulty_scenario(), 1)
+    assert pickle.loads(pickle.dumps(r)) == r
