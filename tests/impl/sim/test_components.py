@@ -240,3 +240,17 @@ def test_runs_do_not_depend_on_the_interpreters_hash_seed(tmp_path) -> None:  # 
             env={**os.environ, "PYTHONHASHSEED": hash_seed})
         hashes.add(json.loads(out.stdout)["trace_hash"])
     assert len(hashes) == 1
+
+
+def test_the_simulator_runs_on_any_engine_with_the_metadata_interface() -> None:
+    """The distributed part decides nothing about transformations: swap the engine and the
+    cluster still keeps one log."""
+    from impl.scenario import Workload
+
+    from .standin import StandinEngine
+
+    sc = scenario(7, cms_size=5, network=FAULTY, workloads=(
+        Workload(count=200, start=ms_to_ns(200), spread=ms_to_ns(3000), names=3),))
+    r = run_scenario(sc, 4, engine=StandinEngine())
+    assert r.quiescent and not r.conflicts and not r.apply_failures
+    assert r.final_epoch > 20 and len({n.log_hash for n in r.nodes}) == 1
