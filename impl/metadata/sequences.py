@@ -18,8 +18,10 @@ locks interleave freely.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from itertools import combinations
 from typing import Any
 
 from attrs import evolve
@@ -106,8 +108,6 @@ def _busy(m: Metadata, node: str) -> Rejected | None:
 
 def _range_around(bounds: tuple[int, ...], token: int) -> tuple[int, int]:
     """The range of `bounds` containing `token` (the whole ring `(token, token]` if none)."""
-    from bisect import bisect_left
-
     n = len(bounds)
     if n == 0:
         return (token, token)
@@ -205,8 +205,6 @@ def _non_commuting(m: Metadata, new: Sequence) -> str | None:
     to the current placement. Checked for every subset (pairs first; at most pairs and the whole
     set when many sequences run); a subset that breaks it conflicts like an overlapping lock.
     """
-    from itertools import combinations
-
     others = sorted(m.sequences.values(), key=lambda s: s.node)
     if len(others) <= 4:
         subsets = [c for k in range(1, len(others) + 1) for c in combinations(others, k)]
