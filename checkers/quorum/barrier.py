@@ -50,14 +50,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-import z3
 from attrs import frozen
 
 from checkers.quorum.cms import check_cms
 from checkers.quorum.levels import QuorumRule, barrier_rule, read_rule, write_rule
+from checkers.quorum.linear import LinearProblem
 from checkers.quorum.model import History, KeyspacePlacement, RangeGroups, ReplicationParams
 from checkers.quorum.pairs import coordinator_dcs
-from checkers.quorum.search import Witness, node_classes
+from checkers.quorum.search import Signature, Witness, node_classes, shrink_counts
 from checkers.quorum.verdict import (
     STALE_COORDINATOR,
     Counterexample,
@@ -95,82 +95,121 @@ class StaleWitness:
     knowledge: tuple[tuple[str, int], ...]
 
 
-def stale_conflict(stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[QuorumRule]) -> StaleWitness | None | str:
-    """Solve one (i, m) problem; `barriers[k]` is the barrier on version i + k (k < m - i).
+BarrierKey = tuple[
+    tuple[tuple[Signature, int], ...],  # classes: signature, size
+    tuple[int, ...],  # stale rule's requirement counts
+    tuple[int, ...],  # fresh rule's requirement counts
+    tuple[tuple[int, ...], ...],  # each barrier's requirement counts
+]
+# per class: nodes per knowledge level; stale members; fresh members
+BarrierCounts = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]
 
-    Knowledge levels in the witness are offsets from i (0 = knows nothing newer than v_i).
-    Returns None when unsatisfiable (the theorem holds for this pair), or "unknown".
-    """
-    if not (stale.satisfiable and fresh.satisfiable):
-        return None
-    sets: list[frozenset[str]] = [stale.group, *(r.among for r in stale.requirements),
-                                  fresh.group, *(r.among for r in fresh.requirements)]
-    fresh_at = 1 + len(stale.requirements)
+
+def solve_stale(key: BarrierKey) -> BarrierCounts | None | str:
+    """The abstract problem of the module docstring; None when unsatisfiable, or "unknown"."""
+    classes, stale_counts, fresh_counts, barrier_counts = key
+    fresh_at = 1 + len(stale_counts)
     barrier_at: list[int] = []
-    for b in barriers:
-        barrier_at.append(len(sets))
-        sets.extend([b.group, *(r.among for r in b.requirements)])
-    classes = node_classes(sets)
-    levels = len(barriers) + 1
-    solver = z3.SolverFor("QF_LIA")
-    n = [[z3.Int(f"n{c}_{lv}") for lv in range(levels)] for c in range(len(classes))]
-    s = [z3.Int(f"s{c}") for c in range(len(classes))]
-    f = [z3.Int(f"f{c}") for c in range(len(classes))]
-    acks = [[z3.Int(f"b{j}_{c}") for c in range(len(classes))] for j in range(len(barriers))]
-    for c, (sig, nodes) in enumerate(classes):
-        size = len(nodes)
-        solver.add(*(x >= 0 for x in n[c]), z3.Sum(n[c]) == size)
-        solver.add(s[c] >= 0, s[c] <= (n[c][0] if sig[0] else 0))
-        solver.add(f[c] >= 0, f[c] <= (size - s[c] if sig[fresh_at] else 0))
-        for j, at in enumerate(barrier_at):
-            solver.add(acks[j][c] >= 0, acks[j][c] <= (z3.Sum(n[c][j:]) if sig[at] else 0))
+    at = fresh_at + 1 + len(fresh_counts)
+    for counts in barrier_counts:
+        barrier_at.append(at)
+        at += 1 + len(counts)
+    levels = len(barrier_counts) + 1
+    p = LinearProblem()
+    n = [[p.var(f"n{c}_{lv}", size) for lv in range(levels)] for c, (_, size) in enumerate(classes)]
+    s = [p.var(f"s{c}", n[c][0] if sig[0] else 0) for c, (sig, _) in enumerate(classes)]
+    f = [p.var(f"f{c}", size if sig[fresh_at] else 0) for c, (sig, size) in enumerate(classes)]
+    for c, (_, size) in enumerate(classes):
+        p.equal(n[c], size)
+        p.at_most([s[c], f[c]], size)
+    acks = [[p.var(f"b{j}_{c}", LinearProblem.total(n[c][j:]) if sig[at_j] else 0)
+             for c, (sig, _) in enumerate(classes)] for j, at_j in enumerate(barrier_at)]
 
-    def require(vars_: Sequence[z3.ArithRef], first_req: int, rule: QuorumRule) -> None:
-        for k, req in enumerate(rule.requirements):
-            members = [v for (sig, _), v in zip(classes, vars_, strict=True) if sig[first_req + k]]
-            solver.add(z3.Sum(members or [z3.IntVal(0)]) >= req.count)
+    def require(vars_: list[str], first: int, counts: tuple[int, ...]) -> None:
+        for k, need in enumerate(counts):
+            p.at_least([v for (sig, _), v in zip(classes, vars_, strict=True) if sig[first + k]], need)
 
-    require(s, 1, stale)
-    require(f, fresh_at + 1, fresh)
-    for j, at in enumerate(barrier_at):
-        require(acks[j], at + 1, barriers[j])
-    answer = solver.check()
-    if answer == z3.unsat:
-        return None
-    if answer != z3.sat:
-        return "unknown"
-    model = solver.model()
-
-    def val(x: z3.ArithRef) -> int:
-        return int(model.eval(x, model_completion=True).as_long())
-
-    stale_q: list[str] = []
-    fresh_q: list[str] = []
-    level_of: dict[str, int] = {}
-    for c, (_, nodes) in enumerate(classes):
-        at = 0
-        for lv in range(levels):
-            count = val(n[c][lv])
-            for node in nodes[at:at + count]:
-                level_of[node] = lv
-            at += count
-        stale_q.extend(nodes[:val(s[c])])
-        fc = val(f[c])
-        fresh_q.extend(nodes[len(nodes) - fc:] if fc else ())
-    stale_q = _minimal(stale, stale_q)
-    fresh_q = _minimal(fresh, fresh_q)
-    return StaleWitness(stale=tuple(sorted(stale_q)), fresh=tuple(sorted(fresh_q)),
-                        knowledge=tuple(sorted(level_of.items())))
+    require(s, 1, stale_counts)
+    require(f, fresh_at + 1, fresh_counts)
+    for j, at_j in enumerate(barrier_at):
+        require(acks[j], at_j + 1, barrier_counts[j])
+    values = p.solve()
+    if values is None or isinstance(values, str):
+        return values
+    sizes = [(sig, size) for sig, size in classes]
+    stale = shrink_counts([values[x] for x in s], sizes, [(1 + k, need) for k, need in enumerate(stale_counts)])
+    fresh = shrink_counts([values[x] for x in f], sizes,
+                          [(fresh_at + 1 + k, need) for k, need in enumerate(fresh_counts)])
+    per_level = tuple(tuple(values[x] for x in row) for row in n)
+    return per_level, tuple(stale), tuple(fresh)
 
 
-def _minimal(rule: QuorumRule, quorum: list[str]) -> list[str]:
-    """Drop members (in sorted order) the rule does not need: a witness without bystanders."""
-    kept = sorted(quorum)
-    for node in sorted(quorum):
-        trial = [x for x in kept if x != node]
-        if rule.accepts(trial):
-            kept = trial
-    return kept
+class StaleSearch:
+    """Solves (stale, fresh, barriers) problems, memoised concretely and on the abstract key."""
+
+    def __init__(self, *, cache: bool = True) -> None:
+        self.cache = cache
+        self.calls = 0
+        self._pairs = Z3Search(cache=cache)
+        self._concrete: dict[tuple[QuorumRule, QuorumRule, tuple[QuorumRule, ...]], StaleWitness | None | str] = {}
+        self._abstract: dict[BarrierKey, BarrierCounts | None | str] = {}
+
+    def __call__(self, stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[QuorumRule]) -> StaleWitness | None | str:
+        """Solve one (i, m) problem; `barriers[k]` is the barrier on version i + k (k < m - i).
+
+        Knowledge levels in the witness are offsets from i (0 = knows nothing newer than v_i).
+        Returns None when unsatisfiable (the theorem holds for this pair), or "unknown".
+        """
+        concrete = (stale, fresh, tuple(barriers))
+        if self.cache and concrete in self._concrete:
+            return self._concrete[concrete]
+        outcome = self._search(stale, fresh, barriers)
+        if self.cache:
+            self._concrete[concrete] = outcome
+        return outcome
+
+    def _search(self, stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[QuorumRule]) -> StaleWitness | None | str:
+        if self._pairs(stale, fresh) is None:
+            return None  # the quorums always intersect: no knowledge can make them miss
+        sets: list[frozenset[str]] = [stale.group, *(r.among for r in stale.requirements),
+                                      fresh.group, *(r.among for r in fresh.requirements)]
+        for b in barriers:
+            sets.extend([b.group, *(r.among for r in b.requirements)])
+        classes = node_classes(sets)
+        key: BarrierKey = (
+            tuple((sig, len(nodes)) for sig, nodes in classes),
+            tuple(r.count for r in stale.requirements),
+            tuple(r.count for r in fresh.requirements),
+            tuple(tuple(r.count for r in b.requirements) for b in barriers),
+        )
+        if self.cache and key in self._abstract:
+            counts = self._abstract[key]
+        else:
+            self.calls += 1
+            counts = solve_stale(key)
+            if self.cache:
+                self._abstract[key] = counts
+        if counts is None or isinstance(counts, str):
+            return counts
+        per_level, stale_n, fresh_n = counts
+        stale_q: list[str] = []
+        fresh_q: list[str] = []
+        level_of: dict[str, int] = {}
+        for c, (_, nodes) in enumerate(classes):
+            at = 0
+            for lv, count in enumerate(per_level[c]):
+                for node in nodes[at:at + count]:
+                    level_of[node] = lv
+                at += count
+            stale_q.extend(nodes[:stale_n[c]])  # the first nodes are the level-0 ones
+            fresh_q.extend(nodes[len(nodes) - fresh_n[c]:] if fresh_n[c] else ())
+        return StaleWitness(stale=tuple(sorted(stale_q)), fresh=tuple(sorted(fresh_q)),
+                            knowledge=tuple(sorted(level_of.items())))
+
+
+def stale_conflict(stale: QuorumRule, fresh: QuorumRule, barriers: Sequence[QuorumRule]) -> StaleWitness | None | str:
+    """One (i, m) problem, uncached: see `StaleSearch.__call__`."""
+    return StaleSearch(cache=False)(stale, fresh, barriers)
 
 
 def versions(placements: Sequence[tuple[int, KeyspacePlacement]], token: int) -> tuple[Version, ...]:
@@ -208,6 +247,7 @@ def prove_barrier(
     checked = 0
     unknown = False
     search = Z3Search()
+    stale_search = StaleSearch()
     memo: dict[tuple[tuple[Version, ...], str | None, str | None], list[_Result]] = {}
 
     def rules_at(v: Version, rdc: str | None, wdc: str | None) -> tuple[QuorumRule, QuorumRule]:
@@ -224,7 +264,8 @@ def prove_barrier(
                        rdc, wdc)
                 results = memo.get(key)
                 if results is None:
-                    results = memo[key] = _range_results(vs, rdc, wdc, rules_at, barrier_cl, dc_of, search)
+                    results = memo[key] = _range_results(vs, rdc, wdc, rules_at, barrier_cl, dc_of, search,
+                                                         stale_search)
                 checked += _obligations(len(vs))
                 for i, m, stale_reads, outcome in results:
                     if outcome == "unknown":
@@ -237,7 +278,7 @@ def prove_barrier(
     checked += cms_checked
     found.extend(cms_found)
     unknown = unknown or cms_unknown
-    return verdict_of(found, checked=checked, solver_calls=search.calls, unknown=unknown,
+    return verdict_of(found, checked=checked, solver_calls=search.calls + stale_search.calls, unknown=unknown,
                       across_epochs_cause=STALE_COORDINATOR)
 
 
@@ -257,6 +298,7 @@ def _range_results(
     barrier_cl: ConsistencyLevel,
     dc_of: Mapping[str, str],
     search: Z3Search,
+    stale_search: StaleSearch,
 ) -> list[_Result]:
     """Every failing (stale i, newest m, stale side reads?, witness) of one range's versions."""
     results: list[_Result] = []
@@ -270,7 +312,7 @@ def _range_results(
             for stale_reads in (True, False):
                 stale = rules[i][0] if stale_reads else rules[i][1]
                 fresh = rules[m][1] if stale_reads else rules[m][0]
-                conflict = stale_conflict(stale, fresh, barriers[i:m])
+                conflict = stale_search(stale, fresh, barriers[i:m])
                 if conflict is not None:
                     results.append((i, m, stale_reads, conflict))
     return results

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import z3
-
 from checkers.quorum.levels import QuorumRule
+from checkers.quorum.linear import LinearProblem
 from checkers.quorum.model import History
 from checkers.quorum.pairs import prove_pairs
 from checkers.quorum.search import (
@@ -51,30 +50,23 @@ Counts = tuple[tuple[int, ...], tuple[int, ...]] | None | str
 def solve_counts(key: AbstractKey) -> Counts:
     """Solve the abstract problem: per-class read and write counts, None (unsat) or "unknown"."""
     classes, read_counts, write_counts = key
-    n_read = len(read_counts)
-    write_group = n_read + 1  # signature index of the write group
-    solver = z3.SolverFor("QF_LIA")
-    rs = [z3.Int(f"r{i}") for i in range(len(classes))]
-    ws = [z3.Int(f"w{i}") for i in range(len(classes))]
-    for (sig, size), r, w in zip(classes, rs, ws, strict=True):
-        solver.add(r >= 0, w >= 0, r + w <= size)
-        solver.add(r <= (size if sig[0] else 0), w <= (size if sig[write_group] else 0))
+    write_group = len(read_counts) + 1  # signature index of the write group
+    problem = LinearProblem()
+    rs = [problem.var(f"r{c}", size if sig[0] else 0) for c, (sig, size) in enumerate(classes)]
+    ws = [problem.var(f"w{c}", size if sig[write_group] else 0) for c, (sig, size) in enumerate(classes)]
+    for (_, size), r, w in zip(classes, rs, ws, strict=True):
+        problem.at_most([r, w], size)
     for k, need in enumerate(read_counts):
-        solver.add(z3.Sum([r for (sig, _), r in zip(classes, rs, strict=True) if sig[1 + k]] or [z3.IntVal(0)]) >= need)
+        problem.at_least([r for (sig, _), r in zip(classes, rs, strict=True) if sig[1 + k]], need)
     for k, need in enumerate(write_counts):
-        idx = write_group + 1 + k
-        solver.add(z3.Sum([w for (sig, _), w in zip(classes, ws, strict=True) if sig[idx]] or [z3.IntVal(0)]) >= need)
-    answer = solver.check()
-    if answer == z3.unsat:
-        return None
-    if answer != z3.sat:
-        return "unknown"
-    model = solver.model()
-    read = [model.eval(r, model_completion=True).as_long() for r in rs]
-    write = [model.eval(w, model_completion=True).as_long() for w in ws]
+        problem.at_least([w for (sig, _), w in zip(classes, ws, strict=True) if sig[write_group + 1 + k]], need)
+    values = problem.solve()
+    if values is None or isinstance(values, str):
+        return values
     sizes = [(sig, size) for sig, size in classes]
-    read = shrink_counts(read, sizes, [(1 + k, need) for k, need in enumerate(read_counts)])
-    write = shrink_counts(write, sizes, [(write_group + 1 + k, need) for k, need in enumerate(write_counts)])
+    read = shrink_counts([values[r] for r in rs], sizes, [(1 + k, need) for k, need in enumerate(read_counts)])
+    write = shrink_counts([values[w] for w in ws], sizes,
+                          [(write_group + 1 + k, need) for k, need in enumerate(write_counts)])
     return tuple(read), tuple(write)
 
 
