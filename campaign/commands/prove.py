@@ -21,7 +21,7 @@ from checkers.quorum.from_spec import history_from_states
 from checkers.quorum.levels import parse_level
 from checkers.quorum.model import History
 from checkers.quorum.render import describe, describe_cause, verdict_json
-from checkers.quorum.verdict import UNSAFE_BY_DESIGN, Verdict
+from checkers.quorum.verdict import UNSAFE_BY_DESIGN, Counterexample, Verdict
 from checkers.quorum.z3prover import prove_history
 from spec.consistency import ConsistencyLevel
 from spec.operations import run_operations
@@ -108,19 +108,30 @@ def _summary(v: Verdict, reads: ConsistencyLevel, writes: ConsistencyLevel, wind
     console.print(describe_cause(v))
     if not v.counterexamples:
         return
+    shown = v.counterexamples[:SHOWN]
+    notes = [_note(c) for c in shown]
     table = Table(show_lines=False)
-    for col in ("keyspace", "range", "read epoch", "read quorum", "write epoch", "write quorum", "note"):
+    columns = ["keyspace", "range", "read epoch", "read quorum", "write epoch", "write quorum"]
+    for col in columns + (["note"] if any(notes) else []):
         table.add_column(col)
-    for c in v.counterexamples[:SHOWN]:
-        note = "same epoch (by design)" if c.by_design else ""
-        if c.knowledge:
-            note = "seen: " + " ".join(f"{n}@{e}" for n, e in c.knowledge)
-        if c.read_dc or c.write_dc:
-            note = (note + f" reads@{c.read_dc} writes@{c.write_dc}").strip()
-        table.add_row(c.keyspace, f"({c.range.left}, {c.range.right}]", str(c.read_epoch),
-                      "{" + ", ".join(c.read_quorum) + "}", str(c.write_epoch),
-                      "{" + ", ".join(c.write_quorum) + "}", note)
+    for c, note in zip(shown, notes, strict=True):
+        row = [c.keyspace, f"({c.range.left}, {c.range.right}]", str(c.read_epoch),
+               "{" + ", ".join(c.read_quorum) + "}", str(c.write_epoch), "{" + ", ".join(c.write_quorum) + "}"]
+        table.add_row(*row, *([note] if any(notes) else []))
     console.print(table)
     if len(v.counterexamples) > SHOWN:
         console.print(f"… and {len(v.counterexamples) - SHOWN} more (use --json for all)")
     console.print(describe(v.counterexamples[0]))
+
+
+def _note(c: Counterexample) -> str:
+    """Why the pair matters: same epoch (by design), the quorum replicas' knowledge, the DCs."""
+    parts = []
+    if c.by_design:
+        parts.append("same epoch (by design)")
+    if c.knowledge:
+        members = set(c.read_quorum) | set(c.write_quorum)
+        parts.append("seen: " + " ".join(f"{n}@{e}" for n, e in c.knowledge if n in members))
+    if c.read_dc or c.write_dc:
+        parts.append(f"reads@{c.read_dc} writes@{c.write_dc}")
+    return "; ".join(parts)

@@ -123,3 +123,17 @@ def test_bad_input_is_one_line_and_exit_two(capsys: pytest.CaptureFixture[str], 
 def test_a_missing_topology_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "/nonexistent/topology.json")
     assert status == 2 and err.startswith("tcmcheck: error:")
+
+
+def test_a_terminal_gets_a_summary_naming_the_disjoint_quorums(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, ring: tuple[str, str]
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    status = main(["prove", ring[0], "--ops", ring[1], "--window", "2"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "counterexample" in out and "{B, D}" in out and "{C, X}" in out
+    assert main(["prove", ring[0], "--ops", ring[1], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"] == "proved"
