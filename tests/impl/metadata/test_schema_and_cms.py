@@ -3,6 +3,7 @@ INITIALIZE_CMS gates, snapshots."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -202,7 +203,7 @@ def test_snapshot_round_trip_preserves_the_digest_mid_sequence() -> None:
             {"kind": "TRIGGER_SNAPSHOT"},
         ],
     )
-    back = Metadata.from_json(m.to_json())
+    back = Metadata.from_json(json.loads(json.dumps(m.to_json())))
     assert back.digest() == m.digest()
     assert back.to_json() == m.to_json()
     # the restored metadata continues exactly like the original
