@@ -264,6 +264,10 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
     best_states: tuple[Any, ...] = ()
     best_depth = -1
     failing = -1
+    # A read that fits the current state is linearized at once, with no alternative tried:
+    # if any order completes the history from here, one does with the read next (it changes
+    # nothing, and every op that must precede it has returned, so is linearized already).
+    forced = [o.f in model.read_only for o in ops]
     countdown = SLICE
     entry = nxt[0]
     while nxt[0] != tail:
@@ -274,24 +278,29 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
         j = code[entry]
         if j >= 0:
             new_state = steps[j](state)
-            if new_state is not None:
-                memo = (linearized | bits[j], new_state)
-                if memo not in cache:
-                    cache.add(memo)
-                    stack.append((entry, state))
-                    state = new_state
-                    linearized = memo[0]
-                    # lift the op: its call and its return leave the list
-                    r = match[entry]
-                    p, q = prv[entry], nxt[entry]
-                    nxt[p] = q
-                    prv[q] = p
-                    p, q = prv[r], nxt[r]
-                    nxt[p] = q
-                    prv[q] = p
-                    entry = nxt[0]
-                    continue
-            entry = nxt[entry]
+            if new_state is None:
+                entry = nxt[entry]
+                continue
+            memo = (linearized | bits[j], new_state)
+            if memo not in cache:
+                cache.add(memo)
+                stack.append((entry, state))
+                state = new_state
+                linearized = memo[0]
+                # lift the op: its call and its return leave the list
+                r = match[entry]
+                p, q = prv[entry], nxt[entry]
+                nxt[p] = q
+                prv[q] = p
+                p, q = prv[r], nxt[r]
+                nxt[p] = q
+                prv[q] = p
+                entry = nxt[0]
+                continue
+            if not forced[j]:
+                entry = nxt[entry]
+                continue
+            # a read that fits, whose continuation failed before: so does this configuration
         else:
             # A return whose op is not linearized yet: the last choice was wrong.
             depth = len(stack)
@@ -300,17 +309,24 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
                 failing = ~j
                 best = tuple(code[e] for e, _ in stack)
                 best_states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
-            if not stack:
-                break
+        # backtrack: undo the last choice, and the forced reads above it, then try the next
+        j = -1
+        while stack:
             entry, state = stack.pop()
-            linearized ^= bits[code[entry]]
+            j = code[entry]
+            linearized ^= bits[j]
             # unlift: put the return back, then the call (reverse order of the lift)
             r = match[entry]
             nxt[prv[r]] = r
             prv[nxt[r]] = r
             nxt[prv[entry]] = entry
             prv[nxt[entry]] = entry
-            entry = nxt[entry]
+            if not forced[j]:
+                break
+        else:
+            if j < 0 or forced[j]:
+                break  # nothing left to try
+        entry = nxt[entry]
     if nxt[0] == tail:
         order = tuple(code[e] for e, _ in stack)
         states = tuple(s for _, s in stack[1:]) + (state,)
