@@ -295,7 +295,7 @@ def prepare_leave(m: Metadata, t: Mapping[str, Any]) -> Result:
     return _prepare_leave(m, node, remove)
 
 
-def _prepare_leave(m: Metadata, node: str, remove: bool) -> Result:
+def _prepare_leave(m: Metadata, node: str, remove: bool, *, force: bool = False) -> Result:
     rec = m.directory.get(node)
     if rec is None:
         return Rejected(f"{node}: not registered")
@@ -306,7 +306,7 @@ def _prepare_leave(m: Metadata, node: str, remove: bool) -> Result:
         return Rejected(f"{node}: cannot {verb} from state {rec.state.value}")
     if node in m.cms.writes:
         return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
-    if (bad := _rf_violation(m, node)) is not None:
+    if not force and (bad := _rf_violation(m, node)) is not None:
         return bad
     old = m.token_map.tokens_of(node)
     return _prepare(
@@ -510,6 +510,7 @@ def unsafe_join(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 
 def assassinate(m: Metadata, t: Mapping[str, Any]) -> Result:
-    """Removal of a dead node in one epoch (Cassandra's Assassinate): a removenode's four steps."""
+    """Removal of a dead node in one epoch (Cassandra's Assassinate): a removenode's four steps,
+    forced like Cassandra's (no RF floor), still refused on a range lock conflict."""
     node = node_field(t)
-    return _all_steps(m, _prepare_leave(m, node, True), "LEAVE", "ASSASSINATE")
+    return _all_steps(m, _prepare_leave(m, node, True, force=True), "LEAVE", "ASSASSINATE")

@@ -155,6 +155,8 @@ def test_leave_below_rf_is_refused() -> None:
         "C: leaving would leave dc2 with 1 nodes, fewer than RF 2 of keyspace ks"
     )
     ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
+    forced = ok(m, {"kind": "ASSASSINATE", "node": "C"})  # unsafe, like Cassandra's: no RF floor
+    assert forced.node_state("C").value == "LEFT"
 
 
 def test_leave_checks_only_the_leaving_nodes_dc() -> None:
