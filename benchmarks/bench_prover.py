@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import z3
 
@@ -28,10 +29,11 @@ from checkers.quorum.barrier import prove_barrier
 from checkers.quorum.from_spec import history_from_states
 from checkers.quorum.levels import QuorumRule, read_rule, write_rule
 from checkers.quorum.model import History
+from checkers.quorum.verdict import Verdict
 from checkers.quorum.z3prover import Z3Search
 from spec.consistency import ConsistencyLevel as CL
 from spec.nodes import Location, NodeId
-from spec.operations import Join, Leave, Move, Replace, run_operations
+from spec.operations import Join, Leave, Move, Operation, Replace, run_operations
 from spec.replication import NetworkTopologyStrategy, SimpleStrategy
 from spec.topology import NodeSpec, Topology
 
@@ -114,7 +116,7 @@ def four_operations(topo: Topology, tokens: int = 16, seed: int = 7) -> History:
         if t not in used:
             used.add(t)
             fresh.append(t)
-    ops = [
+    ops: list[Operation] = [
         Join(node=NodeSpec(id=NodeId("x1"), location=Location(dc="dc1", rack="r1"), tokens=tuple(fresh[:tokens]))),
         Leave(node=NodeId("n04")),
         Move(node=NodeId("n05"), tokens=tuple(fresh[tokens:])),
@@ -126,7 +128,10 @@ def four_operations(topo: Topology, tokens: int = 16, seed: int = 7) -> History:
     return history_from_states(run.states)
 
 
-def timed(f: Callable[[], object]) -> tuple[float, object]:
+T = TypeVar("T")
+
+
+def timed(f: Callable[[], T]) -> tuple[float, T]:
     t0 = time.perf_counter()
     out = f()
     return time.perf_counter() - t0, out
@@ -151,24 +156,26 @@ def main() -> None:
 
     print("\n2. 30 nodes x 16 tokens, 3 DCs; join, leave, move, replace; NTS {3,3,3} and SimpleStrategy RF 5")
     build, history = timed(lambda: four_operations(cluster()))
-    assert isinstance(history, History)
     ranges = sum(len(ks.ranges) for ks in history.epochs[-1].keyspaces)
     print(f"   spec run: {len(history.epochs)} epochs, {ranges} ranges at the end, {build:.2f} s")
-    rows = []
-    for name, module in (("z3", z3prover), ("exhaustive", exhaustive)):
+    provers: dict[str, Callable[..., Verdict]] = {"z3": z3prover.prove_history,
+                                                  "exhaustive": exhaustive.prove_history}
+    rows: list[tuple[str, bool, float, Verdict]] = []
+    for name, prove in provers.items():
         for cache in (True, False):
-            elapsed, verdict = timed(lambda m=module, c=cache: m.prove_history(history, cache=c))
-            rows.append((name, cache, elapsed, verdict))
+            t0 = time.perf_counter()
+            verdict = prove(history, cache=cache)
+            rows.append((name, cache, time.perf_counter() - t0, verdict))
     for name, cache, elapsed, v in rows:
-        print(f"   {name:<10} cache={'on ' if cache else 'off'} {elapsed:7.2f} s  valid={v.valid} "  # type: ignore[attr-defined]
-              f"checked={v.checked} solver_calls={v.solver_calls}")  # type: ignore[attr-defined]
+        print(f"   {name:<10} cache={'on ' if cache else 'off'} {elapsed:7.2f} s  valid={v.valid} "
+              f"checked={v.checked} solver_calls={v.solver_calls}")
     by = {(n, c): e for n, c, e, _ in rows}
     print(f"   exhaustive / z3: cache on {by[('exhaustive', True)] / by[('z3', True)]:.2f}x, "
           f"cache off {by[('exhaustive', False)] / by[('z3', False)]:.2f}x")
     uncached = rows[1]
-    print(f"   z3 uncached per check: {uncached[2] / uncached[3].checked * 1000:.3f} ms")  # type: ignore[attr-defined]
+    print(f"   z3 uncached per check: {uncached[2] / uncached[3].checked * 1000:.3f} ms")
     elapsed, barrier = timed(lambda: prove_barrier(history))
-    print(f"   barrier mode (EACH_QUORUM): {elapsed:.2f} s valid={barrier.valid} checked={barrier.checked}")  # type: ignore[attr-defined]
+    print(f"   barrier mode (EACH_QUORUM): {elapsed:.2f} s valid={barrier.valid} checked={barrier.checked}")
 
 
 if __name__ == "__main__":
