@@ -137,3 +137,19 @@ def test_a_terminal_gets_a_summary_naming_the_disjoint_quorums(
     assert "counterexample" in out and "{B, D}" in out and "{C, X}" in out
     assert main(["prove", ring[0], "--ops", ring[1], "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["result"] == "proved"
+
+
+def test_output_does_not_depend_on_hash_randomisation(ring: tuple[str, str]) -> None:
+    """Determinism (STYLE.md): sorted ids, sorted counterexamples, the same z3 script each time."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-m", "campaign", "prove", ring[0], "--ops", ring[1], "--window", "3"],
+                              capture_output=True, text=True, env=env, check=False)
+        assert done.returncode == 1, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

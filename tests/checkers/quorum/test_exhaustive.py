@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checkers.quorum import exhaustive, z3prover
@@ -149,3 +150,17 @@ def test_the_exhaustive_simulator_finds_the_ceps_counterexample_too() -> None:
     assert v.valid is False
     assert ("ks", Range(100, 150), 3, 5) in failing(v)
     assert exhaustive.prove_history(rf3_join_x()).valid is True
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_histories(), LEVELS, LEVELS, st.integers(0, 3), st.sampled_from((None, "dc1", "dc2")))
+def test_z3_and_the_exhaustive_simulator_agree_on_many_more_cases(
+    h: History, read_cl: CL, write_cl: CL, window: int, dc: str | None
+) -> None:
+    dc = dc if dc in h.dc_names() else None
+    kwargs = dict(read_cl=read_cl, write_cl=write_cl, window=window, read_dc=dc, write_dc=None)
+    by_z3 = z3prover.prove_history(h, **kwargs)  # type: ignore[arg-type]
+    by_enumeration = exhaustive.prove_history(h, **kwargs)  # type: ignore[arg-type]
+    assert (by_z3.valid, by_z3.cause, failing(by_z3)) == (by_enumeration.valid, by_enumeration.cause,
+                                                          failing(by_enumeration))
