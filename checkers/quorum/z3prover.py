@@ -17,7 +17,8 @@ This is exact: a model gives counts that fit inside every class without overlap,
 the first `r_c` nodes of the class (sorted by id) for the read quorum and the next `w_c` for the
 write quorum is a concrete pair of valid, disjoint quorums; and any concrete pair counts into a
 model. Unsat means every read quorum meets every write quorum. A check is a handful of integer
-variables whatever the cluster size, so it stays at a few milliseconds up to 1,000 nodes.
+variables whatever the cluster size, so it stays near a millisecond up to 1,000 nodes (the
+script goes to z3 as SMT-LIB text: see `linear.py`).
 
 Caching: checks are memoised on the pair of rules (groups, requirements), and the solver itself
 on the abstract problem (class sizes and counts), so a long history or a cluster of many
