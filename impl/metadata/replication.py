@@ -58,13 +58,13 @@ class ReplicationParams:
             rf = _rf(value)
             if rf is None:
                 raise BadReplication(f"replication factor for {name!r} must be an integer")
-            if rf < 1:
-                raise BadReplication(f"replication factor for {name!r} must be >= 1, got {rf}")
+            if rf < (1 if strategy == SIMPLE else 0):  # NTS allows a DC with 0 (no replicas there)
+                raise BadReplication(f"replication factor for {name!r} must be >= {1 if strategy == SIMPLE else 0}, got {rf}")
             factors.append((str(name), rf))
         if strategy == SIMPLE and not factors:
             raise BadReplication("SimpleStrategy needs replication_factor")
-        if strategy == NTS and not factors:
-            raise BadReplication("NetworkTopologyStrategy needs at least one datacenter")
+        if strategy == NTS and not any(rf > 0 for _, rf in factors):
+            raise BadReplication("NetworkTopologyStrategy needs a positive replication factor in some datacenter")
         return cls(strategy=strategy, factors=tuple(sorted(factors)))
 
     @property

@@ -367,6 +367,13 @@ def prepare_replace(m: Metadata, t: Mapping[str, Any]) -> Result:
         return Rejected(f"{node}: cannot replace from state {rec.state.value}")
     if old.state is not NodeState.JOINED:
         return Rejected(f"{node}: cannot replace {replaced} in state {old.state.value}")
+    if rec.dc != old.dc:
+        # replicas would move between DCs: that is a join plus a decommission, not a replace
+        return Rejected(f"{node}: cannot replace {replaced} from another datacenter")
+    if replaced in m.cms.writes:
+        # Handing the seat over at FINISH would change two CMS members in one epoch, and two
+        # majorities of {A,B,C} and {A,B,D} need not intersect: reconfigure the CMS first.
+        return Rejected(f"{replaced}: is a CMS member; reconfigure the CMS without it first")
     return _prepare(
         m,
         kind=REPLACE,
@@ -426,7 +433,6 @@ def _finish(m: Metadata, seq: Sequence) -> Metadata:
     node = seq.node
     directory = dict(m.directory)
     tm = m.token_map
-    cms = m.cms
     tm = target_of(tm, seq, directory[node].location)
     directory[node] = evolve(
         directory[node],
@@ -434,7 +440,6 @@ def _finish(m: Metadata, seq: Sequence) -> Metadata:
     )
     if seq.replaced is not None:
         directory[seq.replaced] = evolve(directory[seq.replaced], state=NodeState.LEFT)
-        cms = _swap_cms_member(cms, seq.replaced, node)
     if seq.merge:
         for key in placements:
             placements[key] = placements[key].merge(seq.merge)
@@ -444,18 +449,7 @@ def _finish(m: Metadata, seq: Sequence) -> Metadata:
         token_map=_interned(tm),
         placements=placements,
         sequences=sequences,
-        cms=cms,
     )
-
-
-def _swap_cms_member(cms: Any, old: str, new: str) -> Any:
-    if old not in cms.writes:
-        return cms
-
-    def swap(s: frozenset[str]) -> frozenset[str]:
-        return (s - {old}) | {new} if old in s else s
-
-    return evolve(cms, reads=swap(cms.reads), writes=swap(cms.writes))
 
 
 # -- CANCEL_SEQUENCE -----------------------------------------------------------------------------

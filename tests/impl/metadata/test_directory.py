@@ -46,10 +46,16 @@ def test_unregister_a_left_node() -> None:
     assert rejected(m, {"kind": "UNREGISTER", "node": "C"}) == "C: not registered"
 
 
-def test_replacing_a_cms_member_hands_its_seat_to_the_replacement() -> None:
+def test_replacing_a_cms_member_waits_for_a_cms_reconfiguration() -> None:
+    """Handing the seat over in one epoch would change two CMS members at once."""
     m = Metadata.from_topology(topology([("A", 100), ("B", 200), ("C", 300)]))
-    m = run(m, [register("D"), {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}, *steps("REPLACE", "D")])
-    assert m.cms_members() == ("D",)
+    m = run(m, [register("D")])
+    assert rejected(m, {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}) == (
+        "A: is a CMS member; reconfigure the CMS without it first")
+    m = run(m, [{"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B"], "remove": ["A"]},
+                *[{"kind": "ADVANCE_CMS_RECONFIGURATION"}] * 3,
+                {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}, *steps("REPLACE", "D")])
+    assert m.cms_members() == ("B",)
 
 
 def test_barrier_groups_name_the_replicas_of_locked_ranges() -> None:

@@ -93,7 +93,8 @@ def test_first_node_by_id_is_the_only_cms_member() -> None:
         (topology([node("A", [True])]), "bad token"),  # type: ignore[list-item]
         (topology([("A", 1)], {"ks": {"class": "OldNetworkTopologyStrategy"}}), "unknown replication class"),
         (topology([("A", 1)], {"ks": {"class": "SimpleStrategy", "replication_factor": 0}}), ">= 1"),
-        (topology([("A", 1)], {"ks": {"class": "NetworkTopologyStrategy", "dc1": -1}}), ">= 1"),
+        (topology([("A", 1)], {"ks": {"class": "NetworkTopologyStrategy", "dc1": -1}}), ">= 0"),
+        (topology([("A", 1)], {"ks": {"class": "NetworkTopologyStrategy", "dc1": 0}}), "positive replication factor"),
     ],
 )
 def test_invalid_topologies_raise_one_line_errors(doc: dict[str, Any], message: str) -> None:
