@@ -33,3 +33,36 @@ def test_a_full_memo_gives_unknown_rather_than_exhausting_memory() -> None:
 
 def test_a_small_hard_history_is_still_decided() -> None:
     assert check(REGISTER, hard_history(writers=8)).valid is False
+
+
+def _bench() -> object:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_linearizability.py"
+    spec = importlib.util.spec_from_file_location("bench_linearizability", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ten_thousand_operations_over_ten_keys_take_well_under_ten_seconds() -> None:
+    from checkers.linearizability import KV
+
+    history = _bench().kv_history(10_000, keys=10, processes=5)  # type: ignore[attr-defined]
+    start = time.monotonic()
+    verdict = check(KV, history, deadline=start + 10)
+    assert verdict.valid is True and time.monotonic() - start < 10
+
+
+def test_two_hundred_ops_from_twenty_processes_answer_within_the_timeout() -> None:
+    history = _bench().register_history(200, processes=20)  # type: ignore[attr-defined]
+    reads = [i for i, e in enumerate(history) if e.type == "ok" and e.f == "read"]
+    i = reads[len(reads) // 2]
+    bad = history[:i] + (Op(process=history[i].process, type="ok", f="read", value=-1),) + history[i + 1 :]
+    for h in (history, bad):
+        start = time.monotonic()
+        verdict = check(REGISTER, h, deadline=start + 2.0)
+        assert time.monotonic() - start < 2.5
+        assert verdict.valid in (h is history, "unknown")
