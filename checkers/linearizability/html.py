@@ -52,7 +52,7 @@ def render_html(
     *,
     title: str = "linearizability",
     max_ops: int = 2000,
-    max_rows: int = 400,
+    max_rows: int = 100,
 ) -> str:
     """The page as a string (the CLI writes it). At most `max_ops` bars in all."""
     describe_op: Callable[[Operation], str] = model.describe_op if model else _generic_op
