@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from attrs import frozen
 
+from checkers.linearizability.frozen import freeze
+
 EventType = Literal["invoke", "ok", "fail", "info"]
 EVENT_TYPES: frozenset[str] = frozenset({"invoke", "ok", "fail", "info"})
 
@@ -86,6 +88,7 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
     leaves the outcome unknown, and retires the process: Jepsen gives the worker a new process
     id, so a retired process that invokes again is an error. Operations still open when the
     history ends are treated like `info` ones. Operation ids are assigned in invocation order.
+    Values are frozen (lists become tuples, objects `FrozenMap`s): model states must hash.
     """
     open_calls: dict[Hashable, tuple[int, Op]] = {}
     retired: set[Hashable] = set()
@@ -128,8 +131,8 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
             process=call.process,
             f=call.f,
             key=call.key,
-            input=call.value,
-            output=None if comp is None else comp.value,
+            input=freeze(call.value),
+            output=None if comp is None else freeze(comp.value),
             call=ci,
             ret=ri,
             call_time=call.time,

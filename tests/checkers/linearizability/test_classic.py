@@ -193,3 +193,8 @@ def test_intervals_are_closed_when_a_call_and_a_return_share_an_instant() -> Non
     from checkers.linearizability.wgl import search
 
     assert search(LOG, (a, b)).valid is True
+
+
+def test_json_values_built_by_hand_are_frozen_so_states_hash() -> None:
+    h = (invoke(0, "write", [1, {"a": 2}]), ok(0, "write", [1, {"a": 2}]), invoke(1, "read"), ok(1, "read", [1, {"a": 2}]))
+    assert check(REGISTER, h).valid is True
