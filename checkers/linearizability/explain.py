@@ -58,7 +58,14 @@ def explain(
         done = sum(1 for p in parts if p.valid is True)
         lines.append(f"Unknown: {why} before a verdict ({done} of {len(parts)} parts linearizable,")
         lines.append("none shown not linearizable). Raise --timeout, or check fewer operations.")
-        return "\n".join(lines)
+        for p in parts:
+            if p.valid == "unknown" and p.linearization:
+                key = "" if p.key is None else f" of key {p.key!r}"
+                lines.append(
+                    f"  deepest partial linearization{key}: {len(p.linearization)} of "
+                    f"{len(p.operations)} operations"
+                )
+        return "\n".join(lines[:MAX_LINES * 2])
     key = "" if ev.key is None else f" for key {ev.key!r}"
     lines.append(f"NOT linearizable{key} (model {ev.model}).")
     if ev.failing_op is not None:

@@ -63,6 +63,29 @@ FREE_SECONDS_PER_STATE = 4e-7
 """Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
 before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
 
+class _Deepest:
+    """The deepest point a search reached so far: what an unfinished search can still show."""
+
+    __slots__ = ("depth", "order", "states", "failing")
+
+    def __init__(self) -> None:
+        self.depth = -1
+        self.order: tuple[int, ...] = ()  # op ids, in linearization order
+        self.states: tuple[Any, ...] = ()
+        self.failing: int | None = None  # op id
+
+    def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
+        return PartitionResult(
+            key=key,
+            operations=ops,
+            valid="unknown",
+            linearization=self.order,
+            states=self.states,
+            failing=self.failing,
+            explored=explored,
+        )
+
+
 # A search yields the size of its memo every SLICE iterations and returns its PartitionResult.
 Search = Generator[int, None, PartitionResult]
 
@@ -141,7 +164,10 @@ def _check(
             pending.append(i)
 
     if failed is None:
-        searches: dict[int, Search] = {i: _search(model, parts[i][0], parts[i][1]) for i in pending}
+        deepest = {i: _Deepest() for i in pending}
+        searches: dict[int, Search] = {
+            i: _search(model, parts[i][0], parts[i][1], deepest[i]) for i in pending
+        }
         sizes: dict[int, int] = dict.fromkeys(searches, 0)
         while searches and failed is None and unknown_cause is None:
             for i in list(searches):
@@ -164,7 +190,7 @@ def _check(
                     break
         for i, unfinished in searches.items():
             unfinished.close()
-            results[i] = PartitionResult(key=parts[i][0], operations=parts[i][1], valid="unknown")
+            results[i] = deepest[i].unknown(parts[i][0], parts[i][1], sizes[i])
 
     ordered = tuple(
         results.get(i) or PartitionResult(key=k, operations=ops, valid="unknown")
@@ -211,7 +237,8 @@ def search(
     max_cache: int = DEFAULT_MAX_CACHE,
 ) -> PartitionResult:
     """Search one part to the end (or to the deadline / memo cap: valid "unknown")."""
-    run = _search(model, key, tuple(operations))
+    deepest = _Deepest()
+    run = _search(model, key, tuple(operations), deepest)
     while True:
         try:
             size = next(run)
@@ -221,12 +248,12 @@ def search(
         late = deadline is not None and time.monotonic() + size * FREE_SECONDS_PER_STATE > deadline
         if late or size > max_cache:
             run.close()
-            return PartitionResult(
-                key=key, operations=tuple(operations), valid="unknown", explored=size
-            )
+            return deepest.unknown(key, tuple(operations), size)
 
 
-def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Search:
+def _search(
+    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
+) -> Search:
     n = len(ops)
     if n == 0:
         return PartitionResult(key=key, operations=ops, valid=True)
@@ -260,10 +287,7 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
     linearized = 0
     stack: list[tuple[int, Any]] = []
     cache: set[tuple[int, Any]] = set()
-    best: tuple[int, ...] = ()
-    best_states: tuple[Any, ...] = ()
     best_depth = -1
-    failing = -1
     # A read that fits the current state is linearized at once, with no alternative tried:
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
@@ -305,10 +329,10 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
             # A return whose op is not linearized yet: the last choice was wrong.
             depth = len(stack)
             if depth > best_depth:
-                best_depth = depth
-                failing = ~j
-                best = tuple(code[e] for e, _ in stack)
-                best_states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
+                best_depth = deepest.depth = depth
+                deepest.failing = ops[~j].id
+                deepest.order = tuple(ops[code[e]].id for e, _ in stack)
+                deepest.states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
         # backtrack: undo the last choice, and the forced reads above it, then try the next
         j = -1
         while stack:
@@ -342,9 +366,9 @@ def _search(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
         key=key,
         operations=ops,
         valid=False,
-        linearization=tuple(ops[j].id for j in best),
-        states=best_states,
-        failing=ops[failing].id,
+        linearization=deepest.order,
+        states=deepest.states,
+        failing=deepest.failing,
         explored=len(cache),
     )
 

@@ -66,3 +66,12 @@ def test_two_hundred_ops_from_twenty_processes_answer_within_the_timeout() -> No
         verdict = check(REGISTER, h, deadline=start + 2.0)
         assert time.monotonic() - start < 2.5
         assert verdict.valid in (h is history, "unknown")
+
+
+def test_an_unfinished_search_still_shows_how_far_it_got() -> None:
+    from checkers.linearizability import explain
+
+    verdict = check(REGISTER, hard_history(), max_cache=5_000)
+    [part] = verdict.evidence.partitions
+    assert part.valid == "unknown" and len(part.linearization) > 0
+    assert "deepest partial linearization" in explain(verdict)
