@@ -51,8 +51,9 @@ class SequentialModel:
     - `partition(op)`: the independent sub-history an op belongs to (P-compositionality: the
       history is linearizable iff every part is). One part for all ops when not partitioned.
     - `functions`: the `f` names the model understands (anything else is bad input).
-    - `read_only`: `f` names that never change the state; their `info` ops can be dropped,
-      since an operation with unknown output and no effect constrains nothing.
+    - `read_only`: `f` names that leave every state unchanged (reads). Their `info` ops are
+      dropped (unknown output and no effect constrain nothing), and the search linearizes such
+      an op as soon as it fits the state, trying no later place for it: declare only true reads.
     - `compile_op(op)`: optional, a function of the state alone that equals
       `lambda s: step(s, op)`: the search calls it in its inner loop (a test checks they agree).
     - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
