@@ -177,3 +177,21 @@ def test_a_file_that_is_not_utf8_names_the_line(tmp_path: Path, capsys: pytest.C
     path.write_bytes(jsonl(STALE_READ[:2]).encode() + b'{"process": 0, "f": "\xff"}\n')
     code, _, err = run_cli(capsys, str(path))
     assert code == 2 and "line 3: not UTF-8 text" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "path, code", [("jepsen/etcd_002.log", 0), ("jepsen/etcd_000.log", 1), ("kv/c10-ok.txt", 0), ("kv/c10-bad.txt", 1)]
+)
+def test_porcupine_histories_through_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str, code: int
+) -> None:
+    from tests.conftest import shared_path
+
+    source = shared_path("corpora", "porcupine", *path.split("/"))
+    page = tmp_path / "page.html"
+    got, out, err = run_cli(capsys, str(source), "--html", str(page), "--json")
+    assert got == code, err
+    verdict = json.loads(out)
+    assert verdict["valid"] is (code == 0)
+    assert verdict["format"] == ("porcupine-etcd" if path.startswith("jepsen") else "porcupine-kv")
+    assert page.stat().st_size < 1_000_000
