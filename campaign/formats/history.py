@@ -22,6 +22,9 @@ from checkers.linearizability.history import EVENT_TYPES, Op
 
 FORMATS = ("jsonl", "edn", "porcupine-kv", "porcupine-etcd")
 
+# Porcupine's kv lines always start this way (fixed key order); other EDN with a :key is Jepsen's
+_PORCUPINE_KV = re.compile(r"^\{:process \d+, :type :\w+, :f :(get|put|append), :key ")
+
 
 @frozen(kw_only=True)
 class ParsedHistory:
@@ -48,7 +51,7 @@ def detect_format(text: str) -> str:
             return "porcupine-etcd"
         if s.startswith("{\"") or s == "{" or s.startswith("{ \""):
             return "jsonl"
-        if s.startswith("{:") and ":key" in s:
+        if _PORCUPINE_KV.match(s):
             return "porcupine-kv"
         if s.startswith(("{:", "[", "#", "(")):
             return "edn"

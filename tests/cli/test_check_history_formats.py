@@ -77,6 +77,7 @@ def test_an_unkeyed_cas_history_keeps_its_pairs() -> None:
         ("INFO  jepsen.util - 3\t:invoke\t:read\tnil", "porcupine-etcd"),
         ('{:process 9, :type :invoke, :f :append, :key "0", :value "x 9 0 y"}', "porcupine-kv"),
         ("{:type :invoke, :f :read, :process 0}", "edn"),
+        ('{:process 0, :type :invoke, :f :read, :key "a", :value nil}', "edn"),
         ("[{:type :invoke, :f :read, :process 0}", "edn"),
     ],
 )
