@@ -25,29 +25,30 @@ EMPTY: Replicas = frozenset()
 
 def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
          removed_tokens: Iterable[int] = ()) -> tuple[PlacementDeltas, AffectedRanges]:
-    """Deltas from the current read groups to the natural placement under `after`, and the lock."""
+    """Deltas from the natural placement now to the one under `after`, and the ranges to lock.
+
+    Both placements come from token maps alone (not from the current groups), so operations
+    already in flight on other ranges do not leak into this one's deltas; `non_composing`
+    checks that the deltas of concurrent operations add up.
+    """
     new_tokens = tuple(sorted(set(new_tokens)))
     removed = set(removed_tokens)
     boundaries = m.boundaries() | frozenset(new_tokens)
     deltas: dict[str, tuple[RangeDelta, ...]] = {}
     affected: dict[str, set[Range]] = {}
     for ks, placement in m.placements.items():
-        target = m.natural_placement(m.schema.replication(ks), token_map=after, boundaries=boundaries)
-        target_by_range = dict(target.entries)
-        current = placement.reads.split_at(new_tokens)
+        params = m.schema.replication(ks)
+        before = m.natural_placement(params, boundaries=boundaries).entries
+        target = m.natural_placement(params, token_map=after, boundaries=boundaries).entries
         changes: list[RangeDelta] = []
         locked: set[Range] = set()
-        entries = current.entries
-        for i, (r, replicas) in enumerate(entries):
-            goal = target_by_range.get(r)
-            if goal is None:  # only if a boundary failed to merge; slow but exact
-                goal = target.for_token(r.right)
-            if goal != replicas:
-                changes.append((r, goal - replicas, replicas - goal))
+        for i, ((r, old), (_, goal)) in enumerate(zip(before, target, strict=True)):
+            if goal != old:
+                changes.append((r, goal - old, old - goal))
                 locked.add(r)
             if r.right in removed:  # the range merges with its clockwise neighbour at FINISH
                 locked.add(r)
-                locked.add(entries[(i + 1) % len(entries)][0])
+                locked.add(before[(i + 1) % len(before)][0])
         locked.update(placement.reads.range_of(t) for t in new_tokens)  # pre-split ranges
         deltas[ks] = tuple(changes)
         affected[ks] = locked

@@ -90,7 +90,7 @@ def _check_tokens_free(m: Metadata, node: str, tokens: Iterable[int]) -> Rejecte
     pending = _pending_tokens(m)
     for t in tokens:
         owner = m.token_map.owner_of(t)
-        if owner is not None and owner != node:
+        if owner is not None:  # a move names only new tokens (as the spec); its own count too
             return Rejected(f"{node}: token {t} is already owned by {owner}")
         if t in pending:
             return Rejected(f"{node}: token {t} is claimed by the sequence of {pending[t]}")
