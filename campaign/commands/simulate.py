@@ -24,8 +24,11 @@ from campaign.formats.scenario import load_scenario
 @click.option("--history", "history_file", type=click.Path(dir_okay=False), default=None,
               help="Write the commit requests as JSONL (invoke/ok/fail/info).")
 @click.option("--logs/--no-logs", default=False, help="Include every node's log in the summary.")
+@click.option("--check", is_flag=True, default=False,
+              help="Judge the run: log checkers with the spec justifying every rejection, "
+                   "linearizability of the commit history, spec replay of the log. Exit 1 if any fails.")
 def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str | None,
-             logs: bool) -> int:
+             logs: bool, check: bool) -> int:
     """Run one deterministic simulation of a TCM cluster."""
     from impl.cluster import Cluster
 
@@ -46,8 +49,15 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     if logs:
         summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}
                                   for e in n.entries] for n in result.nodes}
+    code = 0
+    if check:
+        from campaign.judge import judge
+
+        judgement = judge(parsed, result)
+        summary["judgement"] = judgement.summary()
+        code = 0 if judgement.valid else 1
     click.echo(json.dumps(summary, indent=2, sort_keys=True))
-    return 0
+    return code
 
 
 __all__ = ["simulate", "BadInput"]

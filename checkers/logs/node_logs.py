@@ -74,10 +74,12 @@ def check_unique_epochs(
 
 
 def longest(logs: Sequence[NodeLog]) -> NodeLog | None:
-    """The longest log (ties: the first node by name), the one the others are prefixes of."""
+    """The log reaching the highest epoch, then the one holding most entries (ties: the first
+    node by name): the one the others are prefixes of."""
     if not logs:
         return None
-    return max(sorted(logs, key=lambda log: log.node), key=lambda log: len(log.entries))
+    return max(sorted(logs, key=lambda log: log.node),
+               key=lambda log: (log.entries[-1].epoch if log.entries else -1, len(log.entries)))
 
 
 def check_prefixes(logs: Sequence[NodeLog]) -> LogVerdict:
@@ -85,16 +87,22 @@ def check_prefixes(logs: Sequence[NodeLog]) -> LogVerdict:
     reference = longest(logs)
     if reference is None:
         return verdict([])
+    # Aligned by epoch, not position: a node that caught up from a snapshot holds only the
+    # entries after it, and those must still be the reference's entries at the same epochs.
+    by_epoch = {e.epoch: e for e in reference.entries}
     violations = []
     for log in sorted(logs, key=lambda log: log.node):
-        for mine, theirs in zip(log.entries, reference.entries, strict=False):
+        for mine in log.entries:
+            theirs = by_epoch.get(mine.epoch)
+            if theirs is None and reference.entries and mine.epoch < reference.entries[0].epoch:
+                continue  # before the reference's own snapshot: nothing to compare with
             if mine != theirs:
                 violations.append(
                     LogViolation(
                         invariant=NOT_A_PREFIX,
                         epoch=mine.epoch,
                         node=log.node,
-                        entries=(mine, theirs),
+                        entries=(mine,) if theirs is None else (mine, theirs),
                         detail=(("longest", reference.node),),
                     )
                 )

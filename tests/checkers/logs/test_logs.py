@@ -168,3 +168,14 @@ def test_check_logs_lists_every_violation_in_a_fixed_order() -> None:
     assert [x.invariant for x in v.evidence] == [EPOCH_GAP, DUPLICATE_EPOCH, NOT_A_PREFIX, REAL_TIME_ORDER]
     assert v.cause == EPOCH_GAP
     assert pickle.loads(pickle.dumps(v)) == v
+
+
+def test_a_log_that_starts_at_a_snapshot_is_compared_epoch_by_epoch() -> None:
+    """A node that caught up from a snapshot holds only the entries after it."""
+    from checkers.logs import LogEntry, NodeLog, check_prefixes
+
+    full = tuple(LogEntry(epoch=e, entry_id=f"id{e}", kind="TRIGGER_SNAPSHOT", transformation={}) for e in range(1, 6))
+    tail = NodeLog(node="late", entries=full[3:])
+    assert check_prefixes([NodeLog(node="cms", entries=full), tail]).valid is True
+    forged = NodeLog(node="late", entries=(full[3], LogEntry(epoch=5, entry_id="x", kind="TRIGGER_SNAPSHOT", transformation={})))
+    assert check_prefixes([NodeLog(node="cms", entries=full), forged]).valid is False

@@ -1,0 +1,159 @@
+"""Judge one simulation of impl/ with the independent checkers, the spec as referee.
+
+The data flow of DESIGN.md: the run's node logs and commit history go to the log checkers
+(epochs, agreement, prefixes, a real-time commit order) with the spec injected to justify every
+rejection; the commit history goes to the linearizability checker (metadata-log model); and the
+committed log is replayed through the spec, which must accept every entry and end with the same
+placements as impl. Pure: from a scenario and a run result to a `Judgement`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from attrs import frozen
+
+from campaign.errors import BadInput
+from campaign.formats.history import parse_jsonl
+from campaign.formats.topology import parse_topology
+from campaign.formats.transformations import parse_transformation
+from checkers.linearizability.frozen import thaw
+from checkers.linearizability.history import Op as HistoryOp
+from checkers.linearizability.model import LOG
+from checkers.linearizability.verdict import Verdict
+from checkers.linearizability.wgl import check
+from checkers.logs import CommitAttempt, LogEntry, LogVerdict, NodeLog, check_logs
+from impl.cluster import RunResult
+from impl.scenario import Scenario
+from spec.metadata import ClusterMetadata
+from spec.nodes import NodeVersion
+from spec.topology import NodeSpec, Topology
+from spec.transformations import Rejected
+
+
+@frozen(kw_only=True)
+class Judgement:
+    logs: LogVerdict
+    history: Verdict
+    refinement: tuple[str, ...]
+    """Where the spec disagrees with impl about the committed log (empty when it agrees)."""
+
+    @property
+    def valid(self) -> bool:
+        return self.logs.valid is True and self.history.valid is not False and not self.refinement
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "logs": {"valid": self.logs.valid,
+                     "violations": [f"{v.invariant} at epoch {v.epoch}" + (f" on {v.node}" if v.node else "")
+                                    for v in self.logs.evidence]},
+            "history": {"valid": self.history.valid, "cause": self.history.cause},
+            "refinement": list(self.refinement),
+        }
+
+
+def spec_start(scenario: Scenario) -> ClusterMetadata:
+    """The spec's metadata before the first entry: the scenario's topology, or its gossip-era
+    cluster (versions applied) when the scenario initializes the CMS."""
+    topology = parse_topology(json.loads(scenario.topology), "scenario topology")
+    init = scenario.initialize
+    if init is None:
+        return ClusterMetadata.initial(topology)
+    versions = dict(init.versions)
+    nodes = tuple(NodeSpec(id=n.id, location=n.location, tokens=n.tokens,
+                           version=NodeVersion(release=versions.get(n.id, n.version.release)))
+                  for n in topology.nodes)
+    return ClusterMetadata.initial(Topology(nodes=nodes, keyspaces=topology.keyspaces), cms_initialized=False)
+
+
+class SpecReplay:
+    """The spec's metadata after each epoch of one committed log, computed once and kept."""
+
+    def __init__(self, start: ClusterMetadata, log: Sequence[LogEntry]):
+        self.states: dict[int, ClusterMetadata] = {start.epoch: start}
+        self.refused: list[str] = []
+        m = start
+        for entry in log:
+            if entry.epoch != m.epoch + 1:
+                self.refused.append(f"epoch {entry.epoch}: log skips from {m.epoch}")
+                break
+            result = parse_transformation(thaw(entry.transformation), f"epoch {entry.epoch}").execute(m)
+            if isinstance(result, Rejected):
+                self.refused.append(f"epoch {entry.epoch}: impl committed {entry.kind} ({entry.entry_id}) "
+                                    f"that the spec rejects: {result.reason}")
+                break
+            m = result.metadata
+            self.states[m.epoch] = m
+        self.final = m
+
+    def justify(self, upto: tuple[LogEntry, ...], transformation: Any, reason: str) -> bool:
+        """A rejection decided at the metadata of `upto` is right iff the spec rejects it too."""
+        epoch = upto[-1].epoch if upto else min(self.states)
+        state = self.states.get(epoch)
+        if state is None:  # past a refused entry: the refinement already reports it
+            return True
+        return isinstance(parse_transformation(thaw(transformation)).execute(state), Rejected)
+
+
+def node_logs(result: RunResult) -> tuple[NodeLog, ...]:
+    return tuple(
+        NodeLog(node=n.id, entries=tuple(
+            LogEntry(epoch=e.epoch, entry_id=e.entry_id, kind=e.kind, transformation=json.loads(e.transformation))
+            for e in n.entries))
+        for n in result.nodes
+    )
+
+
+def commit_attempts(result: RunResult) -> tuple[CommitAttempt, ...]:
+    """invoke/ok/fail/info events paired per process into attempts (times are virtual ns)."""
+    open_: dict[int, tuple[int, dict[str, Any]]] = {}
+    out: list[CommitAttempt] = []
+    for op in result.history:
+        value = json.loads(op.value)
+        if op.type == "invoke":
+            open_[op.process] = (op.time, value)
+            continue
+        invoked, request = open_.pop(op.process)
+        t = request["transformation"]
+        common = {"entry_id": request["entry_id"], "kind": t["kind"], "transformation": t, "invoked": invoked}
+        if op.type == "ok":
+            out.append(CommitAttempt(**common, completed=op.time, epoch=value["epoch"]))
+        elif op.type == "fail":
+            out.append(CommitAttempt(**common, completed=op.time, rejected=value["rejection"], decided_at=value["epoch"]))
+        else:
+            out.append(CommitAttempt(**common))
+    for invoked, request in open_.values():  # never completed: outcome unknown
+        out.append(CommitAttempt(entry_id=request["entry_id"], kind=request["transformation"]["kind"],
+                                 transformation=request["transformation"], invoked=invoked))
+    return tuple(out)
+
+
+def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0) -> Judgement:
+    import time
+
+    logs = node_logs(result)
+    attempts = commit_attempts(result)
+    try:
+        start = spec_start(scenario)
+    except BadInput as e:
+        raise BadInput(f"cannot judge this scenario with the spec: {e}") from None
+    reference = max(logs, key=lambda log: (log.entries[-1].epoch if log.entries else -1, len(log.entries)),
+                    default=None)
+    full = reference is not None and (not reference.entries or reference.entries[0].epoch == start.epoch + 1)
+    replay = SpecReplay(start, reference.entries if reference is not None and full else ())
+    verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
+                         initial_epoch=start.epoch)
+    history = check(LOG, _log_model_history(result), deadline=time.monotonic() + timeout_s)
+    return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused))
+
+
+def _log_model_history(result: RunResult) -> tuple[HistoryOp, ...]:
+    """DESIGN's JSONL shape, read back by the checker's own parser (one path for files and runs)."""
+    text = "\n".join(json.dumps(op.to_json(), sort_keys=True) for op in result.history)
+    return parse_jsonl(text).ops
+
+
+__all__ = ["Judgement", "SpecReplay", "commit_attempts", "judge", "node_logs", "spec_start"]
