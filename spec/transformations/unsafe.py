@@ -15,8 +15,8 @@ from spec.sequences import OperationKind
 from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
-from spec.transformations.guards import node_in_state, tokens_available
-from spec.transformations.join import joined
+from spec.transformations.guards import node_in_state
+from spec.transformations.join import PrepareJoin, joined
 from spec.transformations.leave import left
 from spec.transformations.sequence_steps import busy
 
@@ -28,14 +28,9 @@ class UnsafeJoin(Transformation):
     tokens: tuple[int, ...] = field(converter=token_tuple)
 
     def execute(self, m: ClusterMetadata) -> Result:
-        found = node_in_state(m, self.node, self.kind, NodeState.REGISTERED)
-        if isinstance(found, Rejected):
-            return found
-        if (refused := busy(m, self.node) or tokens_available(m, self.node, self.kind, self.tokens)):
-            return refused
-        prepared = steps.prepare(m, node=self.node, op=OperationKind.JOIN,
-                                 after=m.token_map.with_tokens(self.node, self.tokens),
-                                 new_tokens=tuple(sorted(self.tokens)), state=NodeState.BOOTSTRAPPING)
+        prepared = PrepareJoin(node=self.node, tokens=self.tokens).execute(m)
+        if isinstance(prepared, Rejected):
+            return Rejected(prepared.reason.replace(PrepareJoin.kind, self.kind))
         return steps.all_at_once(m, prepared, self.node, OperationKind.JOIN, joined)
 
 
