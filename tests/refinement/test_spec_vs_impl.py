@@ -45,3 +45,21 @@ def test_spec_and_impl_accept_the_same_steps_and_place_replicas_alike(topology: 
             spec_m, impl_m = spec_r.metadata, impl_r.metadata
             assert impl_m.epoch == spec_m.epoch
             assert impl_m.placements_json() == placements_json(spec_m.placements)
+            assert observed(impl_m) == abstract(spec_m)
+
+
+def abstract(m: ClusterMetadata) -> dict[str, Any]:
+    """What both sides must agree on beyond placements: node states, tokens, CMS sets."""
+    return {
+        "states": {n.id: n.state.value for n in m.directory},
+        "tokens": {n.id: m.token_map.tokens_of(n.id) for n in m.directory},
+        "cms": (tuple(sorted(m.cms.reads)), tuple(sorted(m.cms.writes))),
+    }
+
+
+def observed(m: Metadata) -> dict[str, Any]:
+    return {
+        "states": {n: m.node_state(n).value for n in sorted(m.directory)},
+        "tokens": {n: m.tokens_of(n) for n in sorted(m.directory)},
+        "cms": (m.cms_members(), m.cms_write_members()),
+    }
