@@ -20,6 +20,9 @@ COMMANDS: dict[str, str] = {
     "prove": "campaign.commands.prove:prove",
     "check-history": "campaign.commands.check_history:check_history",
     "simulate": "campaign.commands.simulate:simulate",
+    "fuzz": "campaign.commands.fuzz:fuzz",
+    "replay": "campaign.commands.replay:replay",
+    "report": "campaign.commands.report:report",
 }
 
 
