@@ -96,6 +96,8 @@ def scenario(rng: random.Random) -> dict[str, Any]:
             w["nodes"] = sorted(rng.sample(ids, rng.randint(1, len(ids))))
         workloads.append(w)
     doc["workloads"] = workloads
+    if rng.random() < 0.5:
+        doc["submissions"] = _operation_submissions(rng, topo, horizon)
     faults: dict[str, Any] = {
         "loss": round(rng.uniform(0, 0.15), 3),
         "duplicate": round(rng.uniform(0, 0.05), 3) if rng.random() < 0.5 else 0.0,
@@ -126,6 +128,45 @@ def scenario(rng: random.Random) -> dict[str, Any]:
     doc["faults"] = faults
     doc["settings"] = {"snapshot_interval": rng.choice([0, 10, 25, 100]), "end_time_ms": 120_000}
     return doc
+
+
+_OP_STEPS = {"join": "JOIN", "leave": "LEAVE", "remove": "LEAVE", "move": "MOVE", "replace": "REPLACE"}
+
+
+def _operation_submissions(rng: random.Random, topo: dict[str, Any], horizon: int) -> list[dict[str, Any]]:
+    """1-2 topology operations submitted step by step from random nodes while the schema
+    workload races them: each step a few hundred ms after the previous one (so a lost or slow
+    commit can make a later step arrive out of order), some cancelled part way."""
+    ids = [n["id"] for n in topo["nodes"]]
+    dcs = sorted({n["dc"] for n in topo["nodes"]})
+    out: list[dict[str, Any]] = []
+    for k in range(rng.randint(1, 2)):
+        op = rng.choice(list(_OP_STEPS))
+        at = rng.randint(0, horizon)
+        target = rng.choice(ids)
+        first: list[dict[str, Any]]
+        if op == "join":
+            node = f"j{k + 1}"
+            first = [{"kind": "REGISTER", "node": {"id": node, "dc": rng.choice(dcs), "rack": "r1"}},
+                     {"kind": "PREPARE_JOIN", "node": node, "tokens": [rng.randint(-(2**63) + 1, 2**63 - 1)]}]
+        elif op == "replace":
+            node = f"j{k + 1}"
+            dc = next(n["dc"] for n in topo["nodes"] if n["id"] == target)
+            first = [{"kind": "REGISTER", "node": {"id": node, "dc": dc, "rack": "r1"}},
+                     {"kind": "PREPARE_REPLACE", "node": node, "replaced": target}]
+        elif op == "move":
+            node = target
+            first = [{"kind": "PREPARE_MOVE", "node": node, "tokens": [rng.randint(-(2**63) + 1, 2**63 - 1)]}]
+        else:
+            node = target
+            first = [{"kind": "PREPARE_LEAVE", "node": node, "remove": op == "remove"}]
+        steps = first + [{"kind": f"{step}_{_OP_STEPS[op]}", "node": node} for step in ("START", "MID", "FINISH")]
+        if rng.random() < 0.3:  # cancel after some step instead of finishing
+            steps = steps[:rng.randint(len(first), len(steps) - 1)] + [{"kind": "CANCEL_SEQUENCE", "node": node}]
+        for t in steps:
+            out.append({"node": rng.choice(ids), "at_ms": at, "transformation": t})
+            at += rng.randint(50, 800)
+    return out
 
 
 # ---------------------------------------------------------------- kind "refine"
