@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "fuzz": "campaign.commands.fuzz:fuzz",
     "replay": "campaign.commands.replay:replay",
     "report": "campaign.commands.report:report",
+    "shrink": "campaign.commands.shrink:shrink",
 }
 
 

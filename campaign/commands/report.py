@@ -17,6 +17,8 @@ from campaign.errors import BadInput
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    from campaign.fuzz import cause_class
+
     kinds: dict[str, dict[str, Any]] = {}
     causes: dict[str, int] = {}
     for r in rows:
@@ -25,22 +27,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         k["failed"] += not r["valid"]
         k["seconds"] = round(k["seconds"] + (r["duration_s"] or 0.0), 3)
         if not r["valid"]:
-            key = _cause_class(r["cause"] or "")
+            key = cause_class(r["cause"])
             causes[key] = causes.get(key, 0) + 1
     failures = [{"run": r["run"], "kind": r["kind"], "seed": r["seed"], "cause": r["cause"],
                  "replay": r["replay"]} for r in rows if not r["valid"]]
     return {"runs": len(rows), "failed": len(failures), "kinds": dict(sorted(kinds.items())),
             "causes": dict(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
             "failures": failures}
-
-
-def _cause_class(cause: str) -> str:
-    """A cause without its run-specific details (ranges, epochs, step numbers), for grouping."""
-    head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
-    if cause.startswith("step "):
-        head = cause.split(": ", 1)[-1]
-    across = cause.rsplit("(across ", 1)
-    return head + (f" (across {across[1]}" if len(across) == 2 else "")
 
 
 @click.command(name="report")
