@@ -108,10 +108,35 @@ def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None
     raise ValueError(f"unknown run kind {kind!r}")
 
 
+def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None) -> Outcome:
+    """`check_case`, with an exception inside spec, impl or a checker turned into a failing
+    outcome (cause `crash: TYPE: message`, the traceback in details): a crash is a finding,
+    and one run's crash must not end the campaign. Bad input (`BadInput`, impl's
+    `InvalidTopology`) still raises: that is the case's fault, not the code's."""
+    import traceback
+
+    from campaign.errors import BadInput
+    from impl.metadata import InvalidTopology
+
+    try:
+        return check_case(kind, case, seed, mutant=mutant)
+    except (BadInput, InvalidTopology):
+        raise
+    except Exception as e:  # noqa: BLE001 (any crash is the verdict)
+        message = str(e).splitlines()[0] if str(e) else ""
+        return Outcome(valid=False, cause=f"crash: {type(e).__name__}: {message}"[:300], final_epoch=0,
+                       steps=len(case.get("transformations", case.get("submissions", []))), counters=(),
+                       details=json.dumps({"traceback": traceback.format_exc()}))
+
+
 def run_one(kind: str, seed: int, *, run: int = 0, mutant: str | None = None) -> RunRecord:
     started = time.monotonic()  # wall clock only for the duration column, never for a verdict
     case = generate_case(kind, seed)
-    outcome = check_case(kind, case, seed, mutant=mutant)
+    try:
+        outcome = checked(kind, case, seed, mutant=mutant)
+    except Exception as e:  # noqa: BLE001 (a generated case the parsers refuse is a generator bug)
+        outcome = Outcome(valid=False, cause=f"crash: generated bad input: {e}"[:300], final_epoch=0, steps=0,
+                          counters=(), details=json.dumps({"error": str(e)}))
     failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant), sort_keys=True, indent=1)
     return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
                      duration_s=round(time.monotonic() - started, 4), failure=failure)
@@ -320,6 +345,8 @@ def cause_class(cause: str | None) -> str:
     of one class are taken to be the same bug, for grouping and while shrinking."""
     if cause is None:
         return ""
+    if cause.startswith("crash: "):
+        return cause.split(":", 2)[0] + ":" + cause.split(":", 2)[1]
     head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
     if cause.startswith("step "):
         head = cause.split(": ", 1)[-1]
@@ -352,7 +379,7 @@ def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | Non
     case must fail to begin with (ValueError otherwise)."""
     from campaign.errors import BadInput
 
-    outcome = check_case(kind, case, seed, mutant=mutant)
+    outcome = checked(kind, case, seed, mutant=mutant)
     if outcome.valid:
         raise ValueError("the case does not fail: nothing to shrink")
     target = cause_class(outcome.cause)
@@ -365,7 +392,7 @@ def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | Non
                 break
             checks += 1
             try:
-                o = check_case(kind, candidate, seed, mutant=mutant)
+                o = checked(kind, candidate, seed, mutant=mutant)
             except (BadInput, ValueError, KeyError):  # a variant that no longer parses
                 continue
             if not o.valid and cause_class(o.cause) == target:
@@ -557,6 +584,6 @@ def read_runs(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["COLUMNS", "KINDS", "MUTANTS", "Outcome", "RunRecord", "case_size", "cause_class", "check_case", "failure_doc",
+__all__ = ["COLUMNS", "KINDS", "MUTANTS", "Outcome", "RunRecord", "case_size", "cause_class", "check_case", "checked", "failure_doc",
            "generate_case", "plan", "read_runs", "run_campaign", "run_one", "run_seed", "shrink_case",
            "write_outputs"]

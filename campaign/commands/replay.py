@@ -35,14 +35,15 @@ def load_failure(path: str) -> dict[str, Any]:
 
 def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str) -> dict[str, Any]:
     """The verdict of one case; malformed cases (hand-edited files) are BadInput."""
-    from campaign.fuzz import check_case
+    from campaign.fuzz import checked
+    from impl.metadata import InvalidTopology
 
     if kind == "refine" and not (isinstance(case.get("topology"), dict)
                                  and isinstance(case.get("transformations"), list)):
         raise BadInput(f"{where}: a refine case needs a topology object and a transformations list")
     try:
-        outcome = check_case(kind, case, seed, mutant=mutant)
-    except ValueError as e:  # the impl refusing the topology (InvalidTopology) is the input's fault
+        outcome = checked(kind, case, seed, mutant=mutant)
+    except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
     out = {"kind": kind, "seed": seed, **outcome.to_json()}
     if mutant is not None:

@@ -244,3 +244,27 @@ def test_generate_uses_only_its_rng() -> None:
     a = generate.scenario(random.Random(5))
     random.seed(99)  # the global RNG must not matter
     assert generate.scenario(random.Random(5)) == a
+
+
+def test_a_crash_inside_the_code_under_test_is_a_failing_run_not_the_end_of_the_campaign(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import spec.invariants
+
+    def boom(m: Any) -> tuple[str, ...]:
+        raise RuntimeError("invariant checker exploded")
+
+    monkeypatch.setattr(spec.invariants, "check_invariants", boom)
+    records = F.run_campaign(3, 0, kinds=("refine",), workers=1)
+    assert len(records) == 3
+    assert {r.outcome.cause for r in records} == {"crash: RuntimeError: invariant checker exploded"}
+    assert all(r.failure is not None and "Traceback" in json.loads(r.failure)["verdict"]["details"]["traceback"]
+               for r in records)
+    assert F.cause_class(records[0].outcome.cause) == "crash: RuntimeError"
+
+
+def test_max_seconds_stops_starting_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "fuzz", "--runs", "500", "--workers", "1", "--max-seconds", "0.01",
+                         "--kinds", "refine", "--out", str(tmp_path))
+    rows = pq.read_table(tmp_path / "runs.parquet").to_pylist()
+    assert 1 <= len(rows) < 500
+    assert out.startswith(f"{len(rows)} runs (refine {len(rows)}), ")
