@@ -99,12 +99,11 @@ class SpecReplay:
 
 
 def node_logs(result: RunResult) -> tuple[NodeLog, ...]:
-    return tuple(
-        NodeLog(node=n.id, entries=tuple(
-            LogEntry(epoch=e.epoch, entry_id=e.entry_id, kind=e.kind, transformation=json.loads(e.transformation))
-            for e in n.entries))
-        for n in result.nodes
-    )
+    def entries(node: Any) -> tuple[LogEntry, ...]:
+        return tuple(LogEntry(epoch=e.epoch, entry_id=e.entry_id, kind=e.kind,
+                              transformation=json.loads(e.transformation)) for e in node.entries)
+
+    return tuple(NodeLog(node=n.id, entries=entries(n)) for n in result.nodes)
 
 
 def commit_attempts(result: RunResult) -> tuple[CommitAttempt, ...]:

@@ -51,13 +51,17 @@ def check_mutant(mutant: str | None) -> str | None:
 @click.option("--max-seconds", type=float, default=None,
               help="Stop starting runs after this many seconds (the rows then depend on timing).")
 @click.option("--fail-fast", is_flag=True, default=False, help="Stop at the first failing run.")
+@click.option("--strict", is_flag=True, default=False,
+              help="Fail on known findings too (campaign/known_findings.py); by default they are "
+                   "reported apart and only new failures make the exit status 1.")
 @click.option("--mutant", default=None,
               help="Run against a deliberately broken impl (reject-create-table), to see the "
                    "campaign catch a bug.")
 def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
-         max_seconds: float | None, fail_fast: bool, mutant: str | None) -> int:
+         max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
-    from campaign.fuzz import RunRecord, replay_command, run_campaign, write_outputs
+    from campaign.fuzz import RunRecord, cause_class, replay_command, run_campaign, write_outputs
+    from campaign.known_findings import known_finding
 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
@@ -107,13 +111,21 @@ def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
         records = run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
                                fail_fast=fail_fast, mutant=mutant, on_record=on_record)
     path = write_outputs(out, records)
-    bad = [r for r in records if not r.outcome.valid]
+    failing = [r for r in records if not r.outcome.valid]
+    known = {id(r): known_finding(cause_class(r.outcome.cause)) for r in failing}
+    new = [r for r in failing if known[id(r)] is None]
     per_kind = ", ".join(f"{k} {sum(1 for r in records if r.kind == k)}" for k in kind_list)
-    click.echo(f"{len(records)} runs ({per_kind}), {len(bad)} failed; results in {path}")
-    for rec in bad:
+    click.echo(f"{len(records)} runs ({per_kind}), {len(failing)} failed "
+               f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
+    for rec in new:
         click.echo(f"FAIL {rec.kind} seed {rec.seed}: {rec.outcome.cause}")
         click.echo(f"  {replay_command(out, rec)}")
-    return 1 if bad else 0
+    findings = {f.id: f for f in known.values() if f is not None}
+    for finding_id, finding in sorted(findings.items()):
+        hits = [r for r in failing if known[id(r)] is finding]
+        click.echo(f"KNOWN {finding_id}: {len(hits)} runs, e.g. {replay_command(out, hits[0])}")
+        click.echo(f"  {finding.summary}")
+    return 1 if new or (strict and failing) else 0
 
 
 __all__ = ["fuzz", "parse_kinds", "check_mutant"]

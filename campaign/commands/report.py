@@ -29,8 +29,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if not r["valid"]:
             key = cause_class(r["cause"])
             causes[key] = causes.get(key, 0) + 1
-    failures = [{"run": r["run"], "kind": r["kind"], "seed": r["seed"], "cause": r["cause"],
-                 "replay": r["replay"]} for r in rows if not r["valid"]]
+    from campaign.known_findings import known_finding
+
+    failures = []
+    for r in rows:
+        if not r["valid"]:
+            finding = known_finding(cause_class(r["cause"]))
+            failures.append({"run": r["run"], "kind": r["kind"], "seed": r["seed"], "cause": r["cause"],
+                             "replay": r["replay"], "known": finding.id if finding else None})
     return {"runs": len(rows), "failed": len(failures), "kinds": dict(sorted(kinds.items())),
             "causes": dict(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
             "failures": failures}
@@ -66,7 +72,8 @@ def report(directory: str, as_json: bool) -> int:
     if s["failures"]:
         click.echo("failures:")
         for f in s["failures"]:
-            click.echo(f"  {f['kind']} seed {f['seed']}: {f['cause']}")
+            tag = f" [known: {f['known']}]" if f["known"] else ""
+            click.echo(f"  {f['kind']} seed {f['seed']}: {f['cause']}{tag}")
             click.echo(f"    {f['replay']}")
     return 0
 

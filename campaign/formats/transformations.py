@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from campaign.errors import BadInput
@@ -11,14 +12,15 @@ from spec import schema as S
 from spec import transformations as T
 from spec.nodes import Location, NodeId
 
-_NODE_ONLY = {
+_NODE_ONLY: dict[str, Callable[..., T.Transformation]] = {
     cls.kind: cls for cls in (
         T.Unregister, T.StartJoin, T.MidJoin, T.FinishJoin, T.StartLeave, T.MidLeave, T.FinishLeave,
         T.StartMove, T.MidMove, T.FinishMove, T.StartReplace, T.MidReplace, T.FinishReplace,
         T.CancelSequence, T.Assassinate,
     )
 }
-_NO_FIELDS = {cls.kind: cls for cls in (T.AdvanceCMSReconfiguration, T.CancelCMSReconfiguration, T.TriggerSnapshot)}
+_NO_FIELDS: dict[str, Callable[[], T.Transformation]] = {
+    cls.kind: cls for cls in (T.AdvanceCMSReconfiguration, T.CancelCMSReconfiguration, T.TriggerSnapshot)}
 
 
 def _columns(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
@@ -66,14 +68,15 @@ def parse_transformation(raw: Any, where: str = "transformation") -> T.Transform
     kind = field(raw, "kind", str, where)
     w = f"{where} ({kind})"
     if kind in _NODE_ONLY:
-        return _NODE_ONLY[kind](node=NodeId(field(raw, "node", str, w)))  # type: ignore[call-arg]
+        return _NODE_ONLY[kind](node=NodeId(field(raw, "node", str, w)))
     if kind in _NO_FIELDS:
         return _NO_FIELDS[kind]()
     if kind == "REGISTER":
         spec = parse_node(field(raw, "node", dict, w), w, tokens_required=False)
         return T.Register(node=spec.id, location=spec.location, version=spec.version)
     if kind in ("PREPARE_JOIN", "PREPARE_MOVE", "UNSAFE_JOIN"):
-        cls = {"PREPARE_JOIN": T.PrepareJoin, "PREPARE_MOVE": T.PrepareMove, "UNSAFE_JOIN": T.UnsafeJoin}[kind]
+        cls: Callable[..., T.Transformation] = {
+            "PREPARE_JOIN": T.PrepareJoin, "PREPARE_MOVE": T.PrepareMove, "UNSAFE_JOIN": T.UnsafeJoin}[kind]
         return cls(node=NodeId(field(raw, "node", str, w)), tokens=parse_tokens(field(raw, "tokens", list, w), w))
     if kind == "PREPARE_LEAVE":
         return T.PrepareLeave(node=NodeId(field(raw, "node", str, w)), remove=field(raw, "remove", bool, w, default=False))

@@ -6,7 +6,7 @@ frozen (`FrozenMap`, tuples) so that entries compare and hash by content.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from attrs import field, frozen
@@ -34,12 +34,16 @@ class LogEntry:
         return (self.entry_id, self.kind, self.transformation)
 
 
+def _entries(entries: Iterable[LogEntry]) -> tuple[LogEntry, ...]:
+    return tuple(entries)
+
+
 @frozen(kw_only=True)
 class NodeLog:
     """The entries a node applied, in the order it applied them."""
 
     node: str
-    entries: tuple[LogEntry, ...] = field(converter=tuple)
+    entries: tuple[LogEntry, ...] = field(converter=_entries)
 
 
 def _check_outcome(instance: CommitAttempt, attribute: Any, value: Any) -> None:
