@@ -18,25 +18,14 @@ from spec.tokens import token_tuple
 from spec.topology import NodeSpec, Topology
 from spec.transformations import (
     CancelSequence,
-    FinishJoin,
-    FinishLeave,
-    FinishMove,
-    FinishReplace,
-    MidJoin,
-    MidLeave,
-    MidMove,
-    MidReplace,
     PrepareJoin,
     PrepareLeave,
     PrepareMove,
     PrepareReplace,
     Register,
     Rejected,
-    StartJoin,
-    StartLeave,
-    StartMove,
-    StartReplace,
     Transformation,
+    step_of,
 )
 
 
@@ -93,20 +82,11 @@ class Apply:
 
 Operation = Join | Leave | Remove | Move | Replace | Resume | Cancel | Apply
 
-_STEPS: dict[OperationKind, tuple[type[Transformation], ...]] = {
-    OperationKind.JOIN: (StartJoin, MidJoin, FinishJoin),
-    OperationKind.LEAVE: (StartLeave, MidLeave, FinishLeave),
-    OperationKind.REMOVE: (StartLeave, MidLeave, FinishLeave),
-    OperationKind.MOVE: (StartMove, MidMove, FinishMove),
-    OperationKind.REPLACE: (StartReplace, MidReplace, FinishReplace),
-}
-
-
 def _remaining(kind: OperationKind, node: NodeId, after: Step, until: Step) -> Iterator[Transformation]:
     """Steps START..FINISH that come after `after`, up to and including `until`."""
-    for step, cls in zip((Step.START, Step.MID, Step.FINISH), _STEPS[kind], strict=True):
+    for step in (Step.START, Step.MID, Step.FINISH):
         if after < step <= until:
-            yield cls(node=node)  # type: ignore[call-arg]  # every step class takes node=
+            yield step_of(kind, step, node)
 
 
 @frozen

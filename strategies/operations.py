@@ -16,14 +16,8 @@ from spec.nodes import NodeId, NodeState
 from spec.sequences import OperationKind, Step
 from strategies.topologies import locations, replication, small_tokens
 
-_NEXT = {
-    OperationKind.JOIN: {Step.START: T.StartJoin, Step.MID: T.MidJoin, Step.FINISH: T.FinishJoin},
-    OperationKind.LEAVE: {Step.START: T.StartLeave, Step.MID: T.MidLeave, Step.FINISH: T.FinishLeave},
-    OperationKind.REMOVE: {Step.START: T.StartLeave, Step.MID: T.MidLeave, Step.FINISH: T.FinishLeave},
-    OperationKind.MOVE: {Step.START: T.StartMove, Step.MID: T.MidMove, Step.FINISH: T.FinishMove},
-    OperationKind.REPLACE: {Step.START: T.StartReplace, Step.MID: T.MidReplace, Step.FINISH: T.FinishReplace},
-}
-_ANY_STEP = [cls for steps in _NEXT.values() for cls in steps.values()]
+_ANY_STEP = sorted({type(T.step_of(k, s, NodeId("?"))) for k in OperationKind for s in (Step.START, Step.MID, Step.FINISH)},
+                   key=lambda cls: cls.kind)
 
 
 def _ids(m: ClusterMetadata, *states: NodeState) -> list[NodeId]:
@@ -36,7 +30,7 @@ def transformations(draw: st.DrawFn, m: ClusterMetadata) -> T.Transformation:
     sequences = list(m.in_progress.sequences())
     if sequences:
         seq = draw(st.sampled_from(sequences))
-        choices.append(st.just(_NEXT[seq.kind][seq.next_step](node=seq.node)))  # type: ignore[call-arg]
+        choices.append(st.just(T.step_of(seq.kind, seq.next_step, seq.node)))
         choices.append(st.just(T.CancelSequence(node=seq.node)))
     registered = _ids(m, NodeState.REGISTERED)
     joined = _ids(m, NodeState.JOINED)

@@ -13,40 +13,20 @@ from spec import invariants as inv
 from spec import schema as S
 from spec.metadata import ClusterMetadata
 from spec.nodes import Location, NodeId, NodeState
-from spec.sequences import OperationKind, Step
 from spec.topology import Topology
 from spec.transformations import (
     AlterSchema,
     CancelSequence,
-    FinishJoin,
-    FinishLeave,
-    FinishMove,
-    FinishReplace,
-    MidJoin,
-    MidLeave,
-    MidMove,
-    MidReplace,
     PrepareJoin,
     PrepareLeave,
     PrepareMove,
     PrepareReplace,
     Register,
     Rejected,
-    StartJoin,
-    StartLeave,
-    StartMove,
-    StartReplace,
     Transformation,
+    step_of,
 )
 from strategies.topologies import locations, small_tokens, topologies
-
-STEPS = {
-    OperationKind.JOIN: (StartJoin, MidJoin, FinishJoin),
-    OperationKind.LEAVE: (StartLeave, MidLeave, FinishLeave),
-    OperationKind.REMOVE: (StartLeave, MidLeave, FinishLeave),
-    OperationKind.MOVE: (StartMove, MidMove, FinishMove),
-    OperationKind.REPLACE: (StartReplace, MidReplace, FinishReplace),
-}
 
 
 class MetadataMachine(RuleBasedStateMachine):
@@ -107,7 +87,7 @@ class MetadataMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def next_step(self, data: st.DataObject) -> None:
         seq = data.draw(st.sampled_from(list(self.metadata.in_progress.sequences())))
-        self.commit(STEPS[seq.kind][seq.next_step - Step.START](node=seq.node))  # type: ignore[call-arg]
+        self.commit(step_of(seq.kind, seq.next_step, seq.node))
 
     @precondition(lambda self: bool(self.metadata.in_progress))
     @rule(data=st.data())
