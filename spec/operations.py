@@ -138,7 +138,23 @@ def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
 
 
 def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation]) -> OperationRun:
-    states: list[ClusterMetadata] = [start]
+    """Commit transformations in order; stop at the first rejected one."""
+    return _run([start], transformations)
+
+
+def run_operations(start: ClusterMetadata | Topology, operations: Iterable[Operation]) -> OperationRun:
+    """Run operations one after another; stop at the first rejected step."""
+    states = [ClusterMetadata.initial(start) if isinstance(start, Topology) else start]
+
+    def steps() -> Iterator[Transformation]:
+        for op in operations:  # each operation expands against the metadata when it starts
+            yield from expand(op, states[-1])
+
+    return _run(states, steps())
+
+
+def _run(states: list[ClusterMetadata], transformations: Iterable[Transformation]) -> OperationRun:
+    """Execute each transformation against the last of `states`, appending what commits."""
     kinds: list[str] = ["INITIAL"]
     done: list[Transformation | None] = [None]
     for t in transformations:
@@ -148,21 +164,4 @@ def run_transformations(start: ClusterMetadata, transformations: Iterable[Transf
         states.append(result.metadata)
         kinds.append(t.kind)
         done.append(t)
-    return OperationRun(tuple(states), tuple(kinds), tuple(done))
-
-
-def run_operations(start: ClusterMetadata | Topology, operations: Iterable[Operation]) -> OperationRun:
-    """Run operations one after another; stop at the first rejected step."""
-    m0 = ClusterMetadata.initial(start) if isinstance(start, Topology) else start
-    states: list[ClusterMetadata] = [m0]
-    kinds: list[str] = ["INITIAL"]
-    done: list[Transformation | None] = [None]
-    for op in operations:
-        for t in expand(op, states[-1]):
-            result = t.execute(states[-1])
-            if isinstance(result, Rejected):
-                return OperationRun(tuple(states), tuple(kinds), tuple(done), result.reason, t)
-            states.append(result.metadata)
-            kinds.append(t.kind)
-            done.append(t)
     return OperationRun(tuple(states), tuple(kinds), tuple(done))
