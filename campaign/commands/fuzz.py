@@ -18,7 +18,7 @@ from campaign.errors import BadInput
 
 
 def parse_kinds(value: str) -> tuple[str, ...]:
-    from campaign.fuzz import KINDS
+    from campaign.runs import KINDS
 
     kinds = tuple(k.strip() for k in value.split(",") if k.strip())
     if not kinds:
@@ -32,7 +32,7 @@ def parse_kinds(value: str) -> tuple[str, ...]:
 
 
 def check_mutant(mutant: str | None) -> str | None:
-    from campaign.fuzz import MUTANTS
+    from campaign.runs import MUTANTS
 
     if mutant is not None and mutant not in MUTANTS:
         raise BadInput(f"--mutant: unknown mutant {mutant!r} (known: {', '.join(MUTANTS)})")

@@ -17,7 +17,7 @@ from campaign.errors import BadInput
 
 def load_failure(path: str) -> dict[str, Any]:
     from campaign.formats.jsonio import load_json
-    from campaign.fuzz import KINDS, MUTANTS
+    from campaign.runs import KINDS, MUTANTS
 
     doc = load_json(path, "failure file")
     if not isinstance(doc, dict) or "case" not in doc or "kind" not in doc or "seed" not in doc:
@@ -35,7 +35,7 @@ def load_failure(path: str) -> dict[str, Any]:
 
 def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str) -> dict[str, Any]:
     """The verdict of one case; malformed cases (hand-edited files) are BadInput."""
-    from campaign.fuzz import checked
+    from campaign.runs import checked
     from impl.metadata import InvalidTopology
 
     if kind == "refine" and not (isinstance(case.get("topology"), dict)
@@ -60,7 +60,7 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
     from campaign.commands.fuzz import check_mutant, parse_kinds
-    from campaign.fuzz import generate_case
+    from campaign.runs import generate_case
 
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:

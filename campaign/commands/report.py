@@ -17,7 +17,7 @@ from campaign.errors import BadInput
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from campaign.fuzz import cause_class
+    from campaign.shrink import cause_class
 
     kinds: dict[str, dict[str, Any]] = {}
     causes: dict[str, int] = {}

@@ -27,7 +27,8 @@ from campaign.errors import BadInput
 def shrink(file: str, out_file: str | None, max_checks: int) -> int:
     """Minimize a failure file written by tcmcheck fuzz."""
     from campaign.commands.replay import load_failure, replay_doc
-    from campaign.fuzz import Outcome, case_size, failure_doc, shrink_case
+    from campaign.runs import Outcome, failure_doc
+    from campaign.shrink import case_size, shrink_case
 
     if max_checks < 1:
         raise BadInput(f"--max-checks: expected at least 1, got {max_checks}")

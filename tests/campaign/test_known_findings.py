@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from campaign.cli import main
-from campaign.fuzz import cause_class, run_one
 from campaign.known_findings import KNOWN_FINDINGS, known_finding
+from campaign.runs import run_one
+from campaign.shrink import cause_class
 
 
 def test_the_cancel_after_mid_finding_still_reproduces() -> None:

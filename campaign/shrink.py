@@ -1,0 +1,152 @@
+"""Shrinking a failing case: greedy edits kept while the run still fails with the same cause class."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from campaign.runs import Outcome, checked
+
+# ---------------------------------------------------------------- shrinking
+
+
+def cause_class(cause: str | None) -> str:
+    """A cause without its run-specific details (ranges, epochs, step numbers): two failures
+    of one class are taken to be the same bug, for grouping and while shrinking."""
+    if cause is None:
+        return ""
+    if cause.startswith("crash: "):
+        return cause.split(":", 2)[0] + ":" + cause.split(":", 2)[1]
+    head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
+    if cause.startswith("step "):
+        head = cause.split(": ", 1)[-1]
+    elif cause.startswith("logs: "):
+        head = cause.split(" at epoch", 1)[0]
+    elif cause.startswith(("apply failure", "conflict", "spec replay")):
+        head = cause.split(":", 1)[0]
+    across = cause.rsplit("(across ", 1)
+    return head + (f" (across {across[1]}" if len(across) == 2 else "")
+
+
+def case_size(kind: str, case: dict[str, Any]) -> int:
+    """What shrinking makes smaller: transformations and nodes (refine); nodes, requests and
+    faults (sim)."""
+    if kind == "refine":
+        return len(case.get("transformations", [])) + len(case.get("topology", {}).get("nodes", []))
+    faults = case.get("faults", {})
+    return (len(case.get("topology", {}).get("nodes", [])) + len(case.get("submissions", []))
+            + sum(int(w.get("count", 100)) for w in case.get("workloads", []))
+            + len(faults.get("crashes", [])) + len(faults.get("partitions", []))
+            + sum(1 for k in ("loss", "duplicate", "reorder") if faults.get(k)))
+
+
+def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
+                max_checks: int = 2000) -> tuple[dict[str, Any], Outcome, int]:
+    """Greedy minimization: apply the first smaller variant that still fails with the same
+    cause class, and start over from it, until none does (or `max_checks` runs were spent).
+
+    Returns the smallest failing case found, its outcome and the number of runs spent. The
+    case must fail to begin with (ValueError otherwise)."""
+    from campaign.errors import BadInput
+
+    outcome = checked(kind, case, seed, mutant=mutant)
+    if outcome.valid:
+        raise ValueError("the case does not fail: nothing to shrink")
+    target = cause_class(outcome.cause)
+    checks = 1
+    improved = True
+    while improved and checks < max_checks:
+        improved = False
+        for candidate in _variants(kind, case):
+            if checks >= max_checks:
+                break
+            checks += 1
+            try:
+                o = checked(kind, candidate, seed, mutant=mutant)
+            except (BadInput, ValueError, KeyError):  # a variant that no longer parses
+                continue
+            if not o.valid and cause_class(o.cause) == target:
+                case, outcome, improved = candidate, o, True
+                break
+    return case, outcome, checks
+
+
+def _variants(kind: str, case: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    import copy
+
+    def edit(fn: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        c = copy.deepcopy(case)
+        fn(c)
+        return c
+
+    if kind == "refine":
+        ts = case["transformations"]
+        size = len(ts) // 2
+        while size >= 1:  # drop chunks, biggest first, latest first
+            for start in range(len(ts) - size, -1, -size):
+                yield {**case, "transformations": ts[:start] + ts[start + size:]}
+            size //= 2
+        for i in range(len(case["topology"]["nodes"])):
+            if len(case["topology"]["nodes"]) > 1:
+                yield edit(lambda c, i=i: c["topology"]["nodes"].pop(i))
+        for i, n in enumerate(case["topology"]["nodes"]):
+            if len(n["tokens"]) > 1:
+                yield edit(lambda c, i=i: c["topology"]["nodes"][i].__setitem__("tokens", c["topology"]["nodes"][i]["tokens"][:1]))
+        if len(case["topology"].get("keyspaces", [])) > 1:
+            for i in range(len(case["topology"]["keyspaces"])):
+                yield edit(lambda c, i=i: c["topology"]["keyspaces"].pop(i))
+        return
+    faults = case.get("faults", {})
+    for key in ("crashes", "partitions"):
+        for i in range(len(faults.get(key, []))):
+            yield edit(lambda c, key=key, i=i: c["faults"][key].pop(i))
+    for key in ("loss", "duplicate", "reorder"):
+        if faults.get(key):
+            yield edit(lambda c, key=key: c["faults"].__setitem__(key, 0.0))
+    subs = case.get("submissions", [])
+    size = len(subs) // 2
+    while size >= 1:
+        for start in range(len(subs) - size, -1, -size):
+            yield {**case, "submissions": subs[:start] + subs[start + size:]}
+        size //= 2
+    for i, w in enumerate(case.get("workloads", [])):
+        yield edit(lambda c, i=i: c["workloads"].pop(i))
+        count = int(w.get("count", 100))
+        for smaller in sorted({count // 2, count - 1} - {0, count}):
+            yield edit(lambda c, i=i, smaller=smaller: c["workloads"][i].__setitem__("count", smaller))
+    nodes = [n["id"] for n in case["topology"]["nodes"]]
+    if len(nodes) > 1:
+        for node in reversed(nodes):
+            yield edit(lambda c, node=node: _drop_node(c, node))
+
+
+def _drop_node(c: dict[str, Any], node: str) -> None:
+    """The scenario without `node` and every reference to it."""
+    c["topology"]["nodes"] = [n for n in c["topology"]["nodes"] if n["id"] != node]
+    c["submissions"] = [s for s in c.get("submissions", []) if s["node"] != node]
+    for w in c.get("workloads", []):
+        if "nodes" in w:
+            w["nodes"] = [n for n in w["nodes"] if n != node]
+            if not w["nodes"]:
+                del w["nodes"]
+    faults = c.get("faults", {})
+    faults["crashes"] = [x for x in faults.get("crashes", []) if x["node"] != node]
+    parts = []
+    for p in faults.get("partitions", []):
+        if "isolate" in p:
+            p["isolate"] = [n for n in p["isolate"] if n != node]
+            keep = bool(p["isolate"])
+        else:
+            p["groups"] = [[n for n in g if n != node] for g in p["groups"]]
+            p["groups"] = [g for g in p["groups"] if g]
+            keep = bool(p["groups"])
+        if keep:
+            parts.append(p)
+    faults["partitions"] = parts
+    cms = c.get("cms", {})
+    if "members" in cms:
+        cms["members"] = [n for n in cms["members"] if n != node]
+    if "size" in cms:
+        cms["size"] = min(cms["size"], len(c["topology"]["nodes"]))
+
+
