@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from campaign.runs import Outcome, checked
@@ -88,21 +89,21 @@ def _variants(kind: str, case: dict[str, Any]) -> Iterable[dict[str, Any]]:
             size //= 2
         for i in range(len(case["topology"]["nodes"])):
             if len(case["topology"]["nodes"]) > 1:
-                yield edit(lambda c, i=i: c["topology"]["nodes"].pop(i))
+                yield edit(_pop(("topology", "nodes"), i))
         for i, n in enumerate(case["topology"]["nodes"]):
             if len(n["tokens"]) > 1:
-                yield edit(lambda c, i=i: c["topology"]["nodes"][i].__setitem__("tokens", c["topology"]["nodes"][i]["tokens"][:1]))
+                yield edit(_set(("topology", "nodes", i), "tokens", n["tokens"][:1]))
         if len(case["topology"].get("keyspaces", [])) > 1:
             for i in range(len(case["topology"]["keyspaces"])):
-                yield edit(lambda c, i=i: c["topology"]["keyspaces"].pop(i))
+                yield edit(_pop(("topology", "keyspaces"), i))
         return
     faults = case.get("faults", {})
     for key in ("crashes", "partitions"):
         for i in range(len(faults.get(key, []))):
-            yield edit(lambda c, key=key, i=i: c["faults"][key].pop(i))
+            yield edit(_pop(("faults", key), i))
     for key in ("loss", "duplicate", "reorder"):
         if faults.get(key):
-            yield edit(lambda c, key=key: c["faults"].__setitem__(key, 0.0))
+            yield edit(_set(("faults",), key, 0.0))
     subs = case.get("submissions", [])
     size = len(subs) // 2
     while size >= 1:
@@ -110,14 +111,33 @@ def _variants(kind: str, case: dict[str, Any]) -> Iterable[dict[str, Any]]:
             yield {**case, "submissions": subs[:start] + subs[start + size:]}
         size //= 2
     for i, w in enumerate(case.get("workloads", [])):
-        yield edit(lambda c, i=i: c["workloads"].pop(i))
+        yield edit(_pop(("workloads",), i))
         count = int(w.get("count", 100))
         for smaller in sorted({count // 2, count - 1} - {0, count}):
-            yield edit(lambda c, i=i, smaller=smaller: c["workloads"][i].__setitem__("count", smaller))
+            yield edit(_set(("workloads", i), "count", smaller))
     nodes = [n["id"] for n in case["topology"]["nodes"]]
     if len(nodes) > 1:
         for node in reversed(nodes):
-            yield edit(lambda c, node=node: _drop_node(c, node))
+            yield edit(partial(_drop_node, node=node))
+
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _at(c: Any, path: tuple[str | int, ...]) -> Any:
+    for step in path:
+        c = c[step]
+    return c
+
+
+def _pop(path: tuple[str | int, ...], index: int) -> Edit:
+    """An edit removing item `index` of the list at `path`."""
+    return lambda c: _at(c, path).pop(index)
+
+
+def _set(path: tuple[str | int, ...], key: str, value: Any) -> Edit:
+    """An edit setting `key` of the object at `path`."""
+    return lambda c: _at(c, path).__setitem__(key, value)
 
 
 def _drop_node(c: dict[str, Any], node: str) -> None:

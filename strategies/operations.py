@@ -59,7 +59,7 @@ def schema_changes(draw: st.DrawFn, m: ClusterMetadata) -> S.SchemaChange:
     table = draw(st.sampled_from(["t1", "t2"]))
     utype = draw(st.sampled_from(["addr", "point"]))
     col_type = draw(st.sampled_from(["int", "text", "frozen<addr>", "list<point>"]))
-    return draw(st.sampled_from([
+    changes: list[S.SchemaChange] = [
         S.CreateKeyspace(keyspace=ks, replication=draw(replication(dcs))),
         S.DropKeyspace(keyspace=ks),
         S.CreateTable(keyspace=ks, table=table, columns=(("id", "int"), ("v", col_type))),
@@ -67,4 +67,5 @@ def schema_changes(draw: st.DrawFn, m: ClusterMetadata) -> S.SchemaChange:
         S.CreateType(keyspace=ks, type=utype, fields=(("x", "int"),)),
         S.DropType(keyspace=ks, type=utype),
         S.AlterTable(keyspace=ks, table=table, add=(("w", col_type),)),
-    ]))
+    ]
+    return draw(st.sampled_from(changes))
