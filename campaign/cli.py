@@ -1,12 +1,16 @@
 """`tcmcheck`: the command-line shell. Each command lives in `campaign/commands/<name>.py`.
 
 Commands are imported lazily so that `tcmcheck placements` does not pay for z3 or pyspark.
-`BadInput` from any command becomes one line on stderr and exit status 2, in this one place.
+`BadInput` from any command, and every usage error click finds (unknown option, bad choice,
+missing argument, no command at all), becomes one line on stderr and exit status 2, in this
+one place (`main`). The line is made printable here: control characters and newlines a user's
+value may carry are escaped, and it is cut at `MAX_MESSAGE` characters.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from typing import Any
 
@@ -25,6 +29,22 @@ COMMANDS: dict[str, str] = {
     "report": "campaign.commands.report:report",
     "shrink": "campaign.commands.shrink:shrink",
 }
+
+
+MAX_MESSAGE = 400
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """`message` as one printable line: control characters escaped, at most MAX_MESSAGE long."""
+    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], message)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+
+
+def error(message: str) -> int:
+    click.echo(f"tcmcheck: error: {one_line(message)}", err=True)
+    return 2
 
 
 class LazyGroup(click.Group):
@@ -49,13 +69,18 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: click's usage errors and BadInput both exit 2 with one line.
 
-    Commands report their verdict by returning an int exit status (or via `ctx.exit`)."""
+    Commands report their verdict by returning an int exit status (or via `ctx.exit`).
+    `tcmcheck` with no command is a usage error too (exit 2, one line pointing at --help):
+    a script that forgot its command must not look like it succeeded."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args:
+        return error(f"missing command (one of: {', '.join(sorted(COMMANDS))}); "
+                     "see tcmcheck --help")
     try:
-        result: Any = cli.main(args=argv, prog_name="tcmcheck", standalone_mode=False)
+        result: Any = cli.main(args=args, prog_name="tcmcheck", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except BadInput as e:
-        click.echo(f"tcmcheck: error: {e}", err=True)
-        return 2
+        return error(str(e))
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.exceptions.Abort:
@@ -63,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.ClickException as e:
         # usage errors (unknown option, missing file argument, bad choice): one line, exit 2
-        click.echo(f"tcmcheck: error: {e.format_message()}", err=True)
-        return 2
+        return error(e.format_message())
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ verdict to an exit status: 0 linearizable, 1 not (the smallest failing sub-histo
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,8 @@ import click
 
 from campaign.errors import BadInput
 from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
+from campaign.formats.jsonio import in_file
+from campaign.outputs import check_output_file, write_output
 from checkers.linearizability.explain import explain
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import HistoryError, Op, Operation, pair
@@ -51,13 +54,20 @@ def check_history(
     as_json: bool,
 ) -> int:
     """Check that the history in FILE is linearizable (Jepsen-style, WGL search)."""
-    if timeout <= 0:
-        raise BadInput(f"--timeout must be positive, got {timeout}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise BadInput(f"--timeout: expected a positive number of seconds, got {timeout}")
+    if max_states < 1:
+        raise BadInput(f"--max-states: expected at least 1, got {max_states}")
+    if html_out is not None:
+        check_output_file(html_out, "--html")
     parsed = read_history(file, fmt)
     model = MODELS[model_name or infer_model(parsed)]
     if parsed.has_initial:
         model = with_initial(model, parsed.initial)
-    operations = load_operations(parsed, model)
+    try:
+        operations = load_operations(parsed, model)
+    except BadInput as e:
+        raise in_file(e, file) from None
     verdict = check_operations(
         model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
     )
@@ -65,10 +75,7 @@ def check_history(
         from checkers.linearizability.html import render_html
 
         page = render_html(verdict, model, title=file.name)
-        try:
-            html_out.write_text(page, encoding="utf-8")
-        except OSError as e:
-            raise BadInput(f"cannot write {html_out}: {e.strerror}") from None
+        write_output(html_out, page, "--html")
     if as_json:
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
     else:

@@ -6,10 +6,12 @@ import json
 
 import click
 
-from campaign.formats.ops import load_operations
+from campaign.commands.common import load_inputs, rejection
+from campaign.errors import BadInput
 from campaign.formats.placements import run_json
-from campaign.formats.topology import load_topology
 from spec.operations import run_operations
+
+MAX_INDENT = 16
 
 
 @click.command(name="placements")
@@ -20,14 +22,15 @@ def placements(topology: str, ops_path: str | None, indent: int | None) -> int:
     """Print the read and write placements of every epoch as JSON.
 
     The first entry is the initial topology, then one entry per committed transformation. A
-    rejected step prints its reason on stderr and exits 1 after the epochs committed so far.
+    step the spec rejects is bad input: the epochs committed so far are printed, the reason
+    goes to stderr and the exit status is 2 (as for prove).
     """
-    topo = load_topology(topology)
-    ops = load_operations(ops_path, topo) if ops_path else ()
+    if indent is not None and not 0 <= indent <= MAX_INDENT:
+        raise BadInput(f"--indent: expected 0 to {MAX_INDENT}, got {indent}")
+    topo, ops = load_inputs(topology, ops_path)
     run = run_operations(topo, ops)
     click.echo(json.dumps(run_json(run), indent=indent))
-    if run.rejection is not None:
-        kind = run.rejected.kind if run.rejected is not None else "?"
-        click.echo(f"tcmcheck: rejected {kind}: {run.rejection}", err=True)
-        return 1
+    rejected = rejection(run, ops_path)
+    if rejected is not None:
+        raise rejected
     return 0

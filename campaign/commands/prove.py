@@ -13,9 +13,8 @@ import sys
 
 import click
 
+from campaign.commands.common import load_inputs, rejection
 from campaign.errors import BadInput
-from campaign.formats.ops import load_operations
-from campaign.formats.topology import load_topology
 from checkers.quorum.barrier import prove_barrier
 from checkers.quorum.from_spec import history_from_states
 from checkers.quorum.levels import parse_level
@@ -67,12 +66,11 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
     barrier_level = _level("--barrier-cl", barrier_cl)
     if window < 0:
         raise BadInput(f"--window must not be negative, got {window}")
-    topo = load_topology(topology)
-    ops = load_operations(ops_path, topo) if ops_path else ()
+    topo, ops = load_inputs(topology, ops_path)
     run = run_operations(topo, ops)
-    if run.rejection is not None:
-        kind = run.rejected.kind if run.rejected is not None else "?"
-        raise BadInput(f"{ops_path}: the spec rejected {kind}: {run.rejection}")
+    rejected = rejection(run, ops_path)
+    if rejected is not None:
+        raise rejected
     history = history_from_states(run.states)
     local = _dc("--local-dc", local_dc, history)
     rdc = _dc("--read-dc", read_dc, history) or local

@@ -13,24 +13,7 @@ from typing import Any
 import click
 
 from campaign.errors import BadInput
-
-
-def load_failure(path: str) -> dict[str, Any]:
-    from campaign.formats.jsonio import load_json
-    from campaign.runs import KINDS, MUTANTS
-
-    doc = load_json(path, "failure file")
-    if not isinstance(doc, dict) or "case" not in doc or "kind" not in doc or "seed" not in doc:
-        raise BadInput(f"{path}: not a tcmcheck failure file (needs kind, seed and case)")
-    if doc["kind"] not in KINDS:
-        raise BadInput(f"{path}: unknown run kind {doc['kind']!r} (known: {', '.join(KINDS)})")
-    if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
-        raise BadInput(f"{path}: seed must be an integer")
-    if not isinstance(doc["case"], dict):
-        raise BadInput(f"{path}: case must be a JSON object")
-    if doc.get("mutant") is not None and doc["mutant"] not in MUTANTS:
-        raise BadInput(f"{path}: unknown mutant {doc['mutant']!r}")
-    return doc
+from campaign.formats.failure import check_case, load_failure
 
 
 def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str) -> dict[str, Any]:
@@ -38,9 +21,10 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
     from campaign.runs import checked
     from impl.metadata import InvalidTopology
 
-    if kind == "refine" and not (isinstance(case.get("topology"), dict)
-                                 and isinstance(case.get("transformations"), list)):
-        raise BadInput(f"{where}: a refine case needs a topology object and a transformations list")
+    try:
+        check_case(kind, case)
+    except BadInput as e:  # a case edited by hand: the input's fault, never a found bug
+        raise BadInput(f"{where}: {e}") from None
     try:
         outcome = checked(kind, case, seed, mutant=mutant)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
@@ -53,14 +37,14 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 
 @click.command(name="replay")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--kind", default=None, help="Regenerate a run of this kind from --seed (sim, refine).")
+@click.option("--kind", default=None, help="Regenerate a run of this kind from --seed (sim or refine).")
 @click.option("--seed", type=int, default=None, help="The run's seed (as in runs.parquet).")
 @click.option("--mutant", default=None, help="Regenerate against this mutant (see tcmcheck fuzz).")
-@click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
+@click.option("--indent", type=click.IntRange(0, 16), default=2, show_default=True, help="JSON indentation.")
 def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
-    from campaign.commands.fuzz import check_mutant, parse_kinds
-    from campaign.runs import generate_case
+    from campaign.commands.fuzz import check_mutant
+    from campaign.runs import KINDS, generate_case
 
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:
@@ -70,9 +54,11 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
     else:
         if kind is None or seed is None:
             raise BadInput("replay: give a failure FILE, or both --kind and --seed")
-        (kind,) = parse_kinds(kind)[:1]
+        if kind not in KINDS:
+            raise BadInput(f"--kind: unknown run kind {kind!r} (known: {', '.join(KINDS)})")
+        check_mutant(mutant)
         case = generate_case(kind, seed)
-        verdict = replay_doc(kind, seed, case, check_mutant(mutant), f"{kind} seed {seed}")
+        verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}")
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 

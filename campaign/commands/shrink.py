@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from campaign.errors import BadInput
+from campaign.outputs import check_output_file, write_output
 
 
 @click.command(name="shrink")
@@ -33,6 +34,8 @@ def shrink(file: str, out_file: str | None, max_checks: int) -> int:
     if max_checks < 1:
         raise BadInput(f"--max-checks: expected at least 1, got {max_checks}")
     doc = load_failure(file)
+    out = Path(out_file) if out_file is not None else Path(file).with_suffix(".min.json")
+    check_output_file(out, "--out")  # before minutes of shrinking, not after
     kind, seed, case, mutant = doc["kind"], doc["seed"], doc["case"], doc.get("mutant")
     first = replay_doc(kind, seed, case, mutant, file)  # BadInput for a malformed case
     if first["valid"]:
@@ -41,8 +44,8 @@ def shrink(file: str, out_file: str | None, max_checks: int) -> int:
         return 1
     small, outcome, checks = shrink_case(kind, case, seed, mutant=mutant, max_checks=max_checks)
     assert isinstance(outcome, Outcome)
-    out = Path(out_file) if out_file is not None else Path(file).with_suffix(".min.json")
-    out.write_text(json.dumps(failure_doc(kind, seed, small, outcome, mutant), indent=1, sort_keys=True) + "\n")
+    write_output(out, json.dumps(failure_doc(kind, seed, small, outcome, mutant), indent=1, sort_keys=True) + "\n",
+                 "--out")
     click.echo(json.dumps({"file": str(out), "kind": kind, "seed": seed, "cause": outcome.cause,
                            "size_before": case_size(kind, case), "size_after": case_size(kind, small),
                            "checks": checks, "replay": f"tcmcheck replay {out}"}, indent=2, sort_keys=True))

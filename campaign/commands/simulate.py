@@ -14,6 +14,7 @@ import click
 
 from campaign.errors import BadInput
 from campaign.formats.scenario import load_scenario
+from campaign.outputs import check_output_file, write_output
 
 
 @click.command(name="simulate")
@@ -32,6 +33,10 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     """Run one deterministic simulation of a TCM cluster."""
     from impl.cluster import Cluster
 
+    if trace_file is not None:
+        check_output_file(trace_file, "--trace")
+    if history_file is not None:
+        check_output_file(history_file, "--history")
     parsed = load_scenario(scenario)
     try:
         cluster = Cluster(parsed, seed, keep_trace=trace_file is not None)
@@ -39,12 +44,10 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
         raise BadInput(f"{scenario}: {e}") from None
     result = cluster.run()
     if trace_file is not None:
-        with open(trace_file, "w") as f:
-            f.writelines(result.trace)
+        write_output(trace_file, "".join(result.trace), "--trace")
     if history_file is not None:
-        with open(history_file, "w") as f:
-            for op in result.history:
-                f.write(json.dumps(op.to_json(), sort_keys=True) + "\n")
+        write_output(history_file, "".join(json.dumps(op.to_json(), sort_keys=True) + "\n"
+                                           for op in result.history), "--history")
     summary = result.summary()
     if logs:
         summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}

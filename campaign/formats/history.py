@@ -7,7 +7,6 @@ message starting "line N:". The EDN reader is in `history_edn.py`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -17,13 +16,14 @@ from attrs import frozen
 
 from campaign.errors import BadInput
 from campaign.formats.history_edn import EdnError, Keyword, Symbol, parse_edn, read_one
+from campaign.formats.jsonio import MAX_INT_DIGITS, in_file, loads_json, parsing, read_text
 from checkers.linearizability.frozen import freeze
 from checkers.linearizability.history import EVENT_TYPES, Op
 
 FORMATS = ("jsonl", "edn", "porcupine-kv", "porcupine-etcd")
 
 # Porcupine's kv lines always start this way (fixed key order); other EDN with a :key is Jepsen's
-_PORCUPINE_KV = re.compile(r"^\{:process \d+, :type :\w+, :f :(get|put|append), :key ")
+_PORCUPINE_KV = re.compile(r"^\{:process \d+, :type :\w+, :f :(get|put|append), :key ", re.ASCII)
 
 
 @frozen(kw_only=True)
@@ -60,19 +60,13 @@ def detect_format(text: str) -> str:
 
 
 def read_history(path: str | Path, fmt: str | None = None) -> ParsedHistory:
-    p = Path(path)
+    """The parsed history in the file at `path`; every error names the file and the line."""
+    text = read_text(path, "history")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"history file not found: {p}") from None
-    except IsADirectoryError:
-        raise BadInput(f"history path is a directory: {p}") from None
-    except UnicodeDecodeError as e:
-        line = e.object[: e.start].count(b"\n") + 1
-        raise BadInput(f"line {line}: not UTF-8 text (byte {e.start} of {p})") from None
-    except OSError as e:
-        raise BadInput(f"cannot read history file {p}: {e.strerror}") from None
-    return parse_history(text, fmt)
+        with parsing(str(path)):
+            return parse_history(text, fmt)
+    except BadInput as e:
+        raise in_file(e, path) from None
 
 
 def parse_history(text: str, fmt: str | None = None) -> ParsedHistory:
@@ -96,10 +90,7 @@ def parse_jsonl(text: str) -> ParsedHistory:
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise BadInput(f"line {n}: invalid JSON at column {e.colno}: {e.msg}") from None
+        obj = loads_json(line, f"line {n}", one_line=True)
         if not isinstance(obj, dict):
             raise BadInput(f"line {n}: expected a JSON object, got {type(obj).__name__}")
         for name in ("process", "type", "f"):
@@ -123,6 +114,7 @@ def parse_jsonl(text: str) -> ParsedHistory:
 
 # --- Porcupine's etcd Jepsen log -------------------------------------------------------------
 
+_PROCESS = re.compile(r"[0-9]{1,%d}" % MAX_INT_DIGITS)  # noqa: UP031 (a regex's braces)
 _ETCD = re.compile(r"^INFO\s+jepsen\.util\s+-\s+(\S+)\s+(\S+)\s+(\S+)\s*(.*?)\s*$")
 
 
@@ -148,7 +140,7 @@ def parse_porcupine_etcd(text: str) -> ParsedHistory:
         if m is None:
             raise BadInput(f"line {n}: expected 'INFO  jepsen.util - <process> <type> <f> <value>'")
         process_s, type_s, f_s, value_s = m.groups()
-        if not process_s.isdigit():
+        if not _PROCESS.fullmatch(process_s):
             raise BadInput(f"line {n}: process must be a non-negative integer, got {process_s!r}")
         t = type_s[1:] if type_s.startswith(":") else ""
         if t not in EVENT_TYPES:

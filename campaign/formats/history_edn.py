@@ -9,6 +9,7 @@ frozensets), `#_` discards, `;` comments and tagged literals (`#inst "..."`, Jep
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from attrs import frozen
 
 from campaign.errors import BadInput
+from campaign.formats.jsonio import MAX_DEPTH, MAX_INT_DIGITS
 from checkers.linearizability.history import EVENT_TYPES, Op
 
 
@@ -55,9 +57,10 @@ _TOKEN = re.compile(
   """,
     re.VERBOSE | re.DOTALL,
 )
-_INT = re.compile(r"[+-]?\d+N?")
-_FLOAT = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?M?")
-_RATIO = re.compile(r"[+-]?\d+/\d+")
+_INT = re.compile(r"[+-]?\d+N?", re.ASCII)
+_FLOAT = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?M?", re.ASCII)
+_RATIO = re.compile(r"[+-]?\d+/\d+", re.ASCII)
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}", re.ASCII)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "b": "\b", "f": "\f"}
 _CHARS = {"newline": "\n", "space": " ", "tab": "\t", "return": "\r"}
 _CLOSE = {"[": "]", "(": ")", "{": "}", "#{": "}"}
@@ -74,7 +77,7 @@ def _unescape(body: str, line: int) -> str:
             continue
         e = body[i + 1]
         if e == "u":
-            out.append(chr(int(body[i + 2 : i + 6], 16)))
+            out.append(_code_point(body[i + 2 : i + 6], line))
             i += 6
         elif e in _ESCAPES:
             out.append(_ESCAPES[e])
@@ -82,6 +85,22 @@ def _unescape(body: str, line: int) -> str:
         else:
             raise EdnError(line, f"unknown string escape \\{e}")
     return "".join(out)
+
+
+def _code_point(hex4: str, line: int) -> str:
+    if not _HEX4.fullmatch(hex4):
+        raise EdnError(line, f"bad unicode escape \\u{hex4}")
+    c = chr(int(hex4, 16))
+    if 0xD800 <= ord(c) <= 0xDFFF:
+        raise EdnError(line, f"unicode escape \\u{hex4} is a lone surrogate (not text)")
+    return c
+
+
+def _int(text: str, line: int) -> int:
+    digits = len(text.lstrip("+-").rstrip("N"))
+    if digits > MAX_INT_DIGITS:
+        raise EdnError(line, f"integer with {digits} digits (at most {MAX_INT_DIGITS})")
+    return int(text.rstrip("N"))
 
 
 def _atom(text: str, line: int) -> Any:
@@ -96,14 +115,20 @@ def _atom(text: str, line: int) -> Any:
             raise EdnError(line, "empty keyword")
         return Keyword(text[1:])
     if _INT.fullmatch(text):
-        return int(text.rstrip("N"))
+        return _int(text, line)
     if _FLOAT.fullmatch(text):
-        return float(text.rstrip("M"))
+        value = float(text.rstrip("M"))
+        if not math.isfinite(value):
+            raise EdnError(line, f"number {text[:30]} is out of range")
+        return value
     if _RATIO.fullmatch(text):
-        num, den = text.split("/")
-        if int(den) == 0:
+        num, den = (_int(part, line) for part in text.split("/"))
+        if den == 0:
             raise EdnError(line, f"ratio {text} divides by zero")
-        return int(num) / int(den)
+        try:
+            return num / den
+        except OverflowError:
+            raise EdnError(line, f"ratio {text[:30]} is out of range") from None
     if text[0].isdigit():
         raise EdnError(line, f"malformed number {text!r}")
     return Symbol(text)
@@ -127,6 +152,7 @@ class _Reader:
             line += value.count("\n")
             pos = m.end()
         self.i = 0
+        self.depth = 0
         self.last_line = line
 
     def forms(self) -> Iterator[tuple[int, Any]]:
@@ -137,6 +163,18 @@ class _Reader:
                 yield line, form
 
     def read(self) -> Any:
+        # why a depth bound: collections, `#_` and tags nest by recursion here and in every
+        # later walk of the value; 100,000 `[` must be an error, not a RecursionError
+        if self.depth >= MAX_DEPTH:
+            line = self.tokens[self.i][2] if self.i < len(self.tokens) else self.last_line
+            raise EdnError(line, f"nested more than {MAX_DEPTH} levels deep")
+        self.depth += 1
+        try:
+            return self._read()
+        finally:
+            self.depth -= 1
+
+    def _read(self) -> Any:
         if self.i >= len(self.tokens):
             raise EdnError(self.last_line, "unexpected end of input")
         kind, value, line = self.tokens[self.i]
@@ -148,7 +186,7 @@ class _Reader:
         if kind == "char":
             name = value[1:]
             if name.startswith("u") and len(name) == 5:
-                return chr(int(name[1:], 16))
+                return _code_point(name[1:], line)
             return _CHARS.get(name, name)
         if kind == "discard":
             self.read()

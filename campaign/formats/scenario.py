@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from campaign.errors import BadInput
+from campaign.formats import fields
+from campaign.formats.jsonio import in_file, load_json, loads_json, parsing, read_text
+from campaign.formats.topology import parse_topology, parse_version
+from campaign.formats.transformations import parse_transformation
 from impl.bus import Latency, NetworkFaults
 from impl.entry import canonical_json
 from impl.scenario import (
@@ -31,15 +34,12 @@ _SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_
 
 def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
+    doc = loads_json(read_text(p, "scenario"), str(p))
     try:
-        text = p.read_text()
-    except OSError as e:
-        raise BadInput(f"{path}: cannot read ({e.strerror})") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path}: malformed JSON: {e.msg} at line {e.lineno}") from None
-    return parse_scenario(doc, base=p.parent)
+        with parsing(str(p)):
+            return parse_scenario(doc, base=p.parent)
+    except BadInput as e:
+        raise in_file(e, p) from None
 
 
 def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
@@ -91,10 +91,10 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
         where = f"submissions[{i}]"
         s = _object(s, where)
         _keys(s, {"node", "at_ms", "transformation"}, where)
+        submitter = node(s.get("node"), where)
         tr = _object(s.get("transformation"), f"{where}.transformation")
-        if not isinstance(tr.get("kind"), str):
-            raise BadInput(f"{where}.transformation: needs a string \"kind\"")
-        submissions.append(Submission(node=node(s.get("node"), where),
+        parse_transformation(tr, f"{where}.transformation")  # unknown kinds, wrong fields
+        submissions.append(Submission(node=submitter,
                                       at=_ms(s.get("at_ms", 0), f"{where}.at_ms"),
                                       transformation=canonical_json(tr)))
 
@@ -111,6 +111,10 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
             spread=_ms(w.get("spread_ms", 1000), f"{where}.spread_ms"),
             nodes=node_list(w.get("nodes", []), f"{where}.nodes"),
             names=_int(w.get("names", 4), f"{where}.names", lo=1)))
+    requests = len(submissions) + sum(w.count for w in workloads)
+    if requests > fields.MAX_GENERATED_REQUESTS:
+        raise BadInput(f"submissions and workloads ask for {requests} requests "
+                       f"(at most {fields.MAX_GENERATED_REQUESTS} per scenario)")
 
     faults = _object(obj.get("faults", {}), "faults")
     _keys(faults, {"loss", "duplicate", "reorder", "reorder_extra_ms", "latency", "partitions",
@@ -173,14 +177,19 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
             at=_ms(init.get("at_ms", 0), "initialize.at_ms"),
             # why not node(): ignoring a node that does not exist is gate 2's rejection
             ignore=tuple(str(x) for x in _list(init.get("ignore", []), "initialize.ignore")),
-            versions=tuple(sorted((node(k, "initialize.versions"), str(v))
+            versions=tuple(sorted((node(k, "initialize.versions"),
+                                   parse_version(v, f"initialize.versions.{k}"))
                                   for k, v in versions.items())),
-            states=tuple(sorted((node(k, "initialize.states"), str(v))
+            states=tuple(sorted((node(k, "initialize.states"),
+                                 fields.choice(v, _STATES, f"initialize.states.{k}"))
                                 for k, v in states.items())),
-            views=tuple(sorted((node(k, "initialize.views"),
-                                canonical_json(_object(v, f"initialize.views.{k}")))
+            views=tuple(sorted((node(k, "initialize.views"), _view(v, f"initialize.views.{k}"))
                                for k, v in views.items())))
 
+    # the same TOPOLOGY.json rules as placements/prove (a node without dc, a bad version, an
+    # NTS keyspace in a DC with no nodes are bad input here too); a gossip-era cluster's nodes
+    # may carry a state
+    parse_topology(topo, "topology", gossip=initialize is not None)
     return Scenario(topology=canonical_json(topo), cms_size=cms_size, cms_members=cms_members,
                     submissions=tuple(submissions), workloads=tuple(workloads),
                     crashes=tuple(crashes), partitions=tuple(partitions),
@@ -222,57 +231,56 @@ def _latency(value: Any) -> Latency:
                        b=_num(lat.get("min_ms", 0), f"{where}.min_ms"))
     if dist == "lognormal":
         _keys(lat, {"dist", "median_ms", "sigma"}, where)
+        sigma = fields.number(lat.get("sigma", 0.5), f"{where}.sigma", lo=0, hi=10)
         return Latency(dist="lognormal", a=_num(lat.get("median_ms", 2), f"{where}.median_ms"),
-                       b=_num(lat.get("sigma", 0.5), f"{where}.sigma"))
+                       b=sigma)
     raise BadInput(f"{where}.dist: unknown distribution {dist!r} "
                    "(fixed, uniform, exponential, lognormal)")
 
 
 def _read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except OSError as e:
-        raise BadInput(f"{what}: cannot read {path} ({e.strerror})") from None
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{what}: {path}: malformed JSON: {e.msg} at line {e.lineno}") from None
+    return load_json(path, what)
+
+
+_STATES = ("REGISTERED", "BOOTSTRAPPING", "BOOT_REPLACING", "JOINED", "LEAVING", "LEFT", "MOVING")
+
+
+def _view(value: Any, where: str) -> str:
+    parse_topology(_object(value, where), where, gossip=True)
+    return canonical_json(value)
+
+
+# The helpers every scenario field goes through (campaign/formats/fields.py's typed getters,
+# with this format's bounds): finite, in range, never a bool for a number.
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BadInput(f"{where}: expected a JSON object")
-    return value
+    return fields.obj(value, where)
 
 
 def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise BadInput(f"{where}: expected a JSON list")
-    return value
+    return fields.lst(value, where)
 
 
 def _keys(obj: dict[str, Any], allowed: set[str], where: str) -> None:
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise BadInput(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(allowed))})")
+    fields.known_keys(obj, allowed, where)
 
 
 def _num(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise BadInput(f"{where}: expected a non-negative number, got {value!r}")
-    return float(value)
+    """A non-negative finite number of milliseconds (or ms-like quantity) up to MAX_MS."""
+    return fields.number(value, where, lo=0, hi=fields.MAX_MS)
 
 
 def _ms(value: Any, where: str) -> int:
     return ms_to_ns(_num(value, where))
 
 
-def _int(value: Any, where: str, *, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise BadInput(f"{where}: expected an integer >= {lo}, got {value!r}")
-    return value
+def _int(value: Any, where: str, *, lo: int, hi: int = 10**9) -> int:
+    return fields.integer(value, where, lo=lo, hi=hi)
 
 
 def _prob(value: Any, where: str) -> float:
-    v = _num(value, where)
-    if v > 1:
+    v = fields.number(value, where)
+    if not 0 <= v <= 1:
         raise BadInput(f"{where}: a probability must lie in [0, 1], got {value!r}")
     return v

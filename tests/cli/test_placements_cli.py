@@ -50,12 +50,13 @@ def test_until_resume_and_cancel_express_interleaved_operations(tmp_path: Path, 
                      "PREPARE_JOIN", "START_JOIN", "MID_JOIN", "FINISH_JOIN"]
 
 
-def test_a_rejected_step_prints_committed_epochs_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_rejected_step_prints_committed_epochs_and_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A rejected operation means the same in every command: bad input, exit 2, one line."""
     ops = [{**JOIN_X[0], "until": "PREPARE"}, {"op": "join", "node": {"id": "Y", "dc": "dc1", "rack": "r1", "tokens": [120]}}]
     code, out, err = run_cli(capsys, "placements", write(tmp_path, "t.json", RING), "--ops", write(tmp_path, "o.json", ops))
-    assert code == 1
+    assert code == 2
     assert [e["kind"] for e in json.loads(out)["epochs"]][-1] == "REGISTER"
-    assert "PREPARE_JOIN" in err and "locked by X" in err
+    assert err.count("\n") == 1 and "o.json: the spec rejected PREPARE_JOIN at epoch 3" in err and "locked by X" in err
 
 
 BAD_INPUTS = {

@@ -41,7 +41,7 @@ def test_the_examples_run_and_print_a_summary(example: str, tmp_path: Path,
 
 
 @pytest.mark.parametrize("doc, message", [
-    ("{", "malformed JSON"),
+    ("{", "invalid JSON"),
     ('{"topology": {"nodes": []}}', "non-empty list"),
     ('{"topology": {"nodes": [{"id": "a"}]}, "submissions": [{"node": "b", "transformation": {"kind": "X"}}]}',
      "unknown node 'b'"),
