@@ -29,6 +29,8 @@ _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", 
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms"}
+MAX_END_TIME_MS = 86_400_000
+"""Longest run (one virtual day): a run that never quiesces still ends in bounded work."""
 _SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_attempts"}
 
 
@@ -202,8 +204,12 @@ def _settings(value: Any) -> Settings:
     _keys(s, _SETTINGS_MS | _SETTINGS_INT, "settings")
     kwargs: dict[str, int] = {}
     for k, v in s.items():
-        if k in _SETTINGS_MS:
-            kwargs[k[: -len("_ms")] + "_ns"] = _ms(v, f"settings.{k}")
+        if k == "end_time_ms":
+            kwargs["end_time_ns"] = ms_to_ns(fields.number(v, f"settings.{k}", lo=0, hi=MAX_END_TIME_MS))
+        elif k in _SETTINGS_MS:
+            # why at least 1 ms: a zero timeout or interval re-arms at the same instant forever
+            kwargs[k[: -len("_ms")] + "_ns"] = ms_to_ns(fields.number(v, f"settings.{k}", lo=1,
+                                                                      hi=fields.MAX_MS))
         else:
             kwargs[k] = _int(v, f"settings.{k}", lo=0 if k == "snapshot_interval" else 1)
     if "snapshot_interval" in kwargs and "snapshot_catchup_threshold" not in kwargs:

@@ -1,0 +1,95 @@
+"""Shared by the hostile-input tests: run `tcmcheck` in-process and valid base documents."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from campaign.cli import main
+
+RING: dict[str, Any] = {
+    "nodes": [{"id": "A", "dc": "dc1", "rack": "r1", "tokens": [100]},
+              {"id": "B", "dc": "dc1", "rack": "r1", "tokens": [200]},
+              {"id": "C", "dc": "dc1", "rack": "r1", "tokens": [300]}],
+    "keyspaces": [{"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 2}}]}
+JOIN_X: list[Any] = [{"op": "join", "node": {"id": "X", "dc": "dc1", "rack": "r1", "tokens": [150]}}]
+
+HISTORY_JSONL = "".join(json.dumps(r) + "\n" for r in [
+    {"process": 0, "type": "invoke", "f": "write", "key": "k", "value": 1, "time": 10},
+    {"process": 0, "type": "ok", "f": "write", "key": "k", "value": 1, "time": 20},
+    {"process": 1, "type": "invoke", "f": "read", "key": "k", "value": None, "time": 30},
+    {"process": 1, "type": "ok", "f": "read", "key": "k", "value": 1, "time": 40},
+])
+HISTORY_EDN = ("[{:process 0, :type :invoke, :f :write, :value 1}\n"
+               " {:process 0, :type :ok, :f :write, :value 1}\n"
+               " {:process 1, :type :invoke, :f :cas, :value [1 2]}\n"
+               " {:process 1, :type :ok, :f :cas, :value [1 2]}]\n")
+HISTORY_ETCD = ("INFO  jepsen.util - 0 :invoke :write 1\n"
+                "INFO  jepsen.util - 0 :ok :write 1\n"
+                "INFO  jepsen.util - 1 :invoke :read nil\n"
+                "INFO  jepsen.util - 1 :ok :read 1\n")
+HISTORY_KV = ('{:process 0, :type :invoke, :f :put, :key "k", :value "a"}\n'
+              '{:process 0, :type :ok, :f :put, :key "k", :value "a"}\n'
+              '{:process 1, :type :invoke, :f :get, :key "k", :value nil}\n'
+              '{:process 1, :type :ok, :f :get, :key "k", :value "a"}\n')
+
+SCENARIO: dict[str, Any] = {
+    "description": "three nodes, two schema changes",
+    "topology": {"nodes": [{"id": "n1", "dc": "dc1", "rack": "r1", "tokens": [-100]},
+                           {"id": "n2", "dc": "dc1", "rack": "r2", "tokens": [0]},
+                           {"id": "n3", "dc": "dc1", "rack": "r3", "tokens": [100]}],
+                 "keyspaces": [{"name": "ks", "replication": {"class": "SimpleStrategy",
+                                                              "replication_factor": 2}}]},
+    "cms": {"policy": "auto"},
+    "submissions": [
+        {"node": "n2", "at_ms": 10, "transformation": {"kind": "SCHEMA_CHANGE", "change": {
+            "op": "CREATE_TABLE", "keyspace": "ks", "table": "t", "columns": [["id", "int"]]}}},
+        {"node": "n3", "at_ms": 20, "transformation": {"kind": "REGISTER", "node": {
+            "id": "n4", "dc": "dc1", "rack": "r1"}}}],
+    "workloads": [{"kind": "schema", "count": 3, "start_ms": 0, "spread_ms": 100, "names": 2}],
+    "faults": {"loss": 0.05, "latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
+               "crashes": [{"node": "n3", "at_ms": 30, "restart_ms": 60}]},
+    "settings": {"snapshot_interval": 5, "end_time_ms": 3000},
+}
+
+REFINE_FAILURE: dict[str, Any] = {
+    "tcmcheck_failure": 1, "kind": "refine", "seed": 7, "mutant": "reject-create-table",
+    "case": {"topology": RING, "transformations": [
+        {"kind": "SCHEMA_CHANGE", "change": {"op": "CREATE_TABLE", "keyspace": "ks", "table": "t",
+                                             "columns": [["id", "int"]]}},
+        {"kind": "REGISTER", "node": {"id": "X", "dc": "dc1", "rack": "r1"}}]},
+    "verdict": {"valid": False, "cause": "step 0 (SCHEMA_CHANGE at epoch 0): spec accepts, impl rejects"},
+}
+
+
+def invoke(args: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
+    """`tcmcheck ARGS` in this process: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+    finally:
+        os.chdir(old)
+    return code, out.getvalue(), err.getvalue()
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def assert_bad_input(result: tuple[int, str, str], *needles: str) -> str:
+    """Exit 2, exactly one line on stderr starting "tcmcheck: error:", holding every needle."""
+    code, _, err = result
+    assert code == 2, (code, err)
+    assert err.startswith("tcmcheck: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, (needle, err)
+    return err
