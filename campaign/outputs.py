@@ -14,11 +14,17 @@ from pathlib import Path
 from campaign.errors import BadInput
 
 
-def check_output_file(path: str | Path, option: str) -> Path:
+def check_output_file(path: str | Path, option: str, *, inputs: tuple[str | Path, ...] = ()) -> Path:
     """`path` can be created or overwritten as a file: its directory exists and takes new
-    files (probed with a temporary file, removed at once), and it is not a directory."""
+    files (probed with a temporary file, removed at once), it is not a directory, and it is
+    none of the command's `inputs` (an output never overwrites what the user gave to read)."""
+    if str(path) == "":
+        raise BadInput(f"{option}: empty path")
     p = Path(path)
     try:
+        for other in inputs:
+            if str(other) and _same(p, Path(other)):
+                raise BadInput(f"{option}: {p} is also an input of this command; name another file")
         if p.is_dir():
             raise BadInput(f"{option}: {p} is a directory")
         parent = p.parent if str(p.parent) else Path(".")
@@ -40,6 +46,24 @@ def check_output_file(path: str | Path, option: str) -> Path:
     return p
 
 
+def _same(a: Path, b: Path) -> bool:
+    if a.exists() and b.exists():
+        return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
+
+
+def check_distinct(outputs: dict[str, str | Path | None]) -> None:
+    """No two options name the same output file."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        key = Path(path).resolve()
+        if key in seen:
+            raise BadInput(f"{option}: {path} is also given to {seen[key]}")
+        seen[key] = option
+
+
 def write_output(path: str | Path, text: str, option: str) -> None:
     try:
         Path(path).write_text(text, encoding="utf-8")
@@ -47,4 +71,4 @@ def write_output(path: str | Path, text: str, option: str) -> None:
         raise BadInput(f"{option}: cannot write {path}: {e.strerror or e}") from None
 
 
-__all__ = ["check_output_file", "write_output"]
+__all__ = ["check_distinct", "check_output_file", "write_output"]

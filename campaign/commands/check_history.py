@@ -59,7 +59,7 @@ def check_history(
     if max_states < 1:
         raise BadInput(f"--max-states: expected at least 1, got {max_states}")
     if html_out is not None:
-        check_output_file(html_out, "--html")
+        check_output_file(html_out, "--html", inputs=(file,))
     parsed = read_history(file, fmt)
     model = MODELS[model_name or infer_model(parsed)]
     if parsed.has_initial:

@@ -33,7 +33,7 @@ def rejection(run: OperationRun, ops_path: str | None) -> BadInput | None:
     if run.rejection is None:
         return None
     kind = run.rejected.kind if run.rejected is not None else "?"
-    return BadInput(f"{ops_path}: the spec rejected {kind} at epoch {run.final.epoch + 1}: {run.rejection}")
+    return BadInput(f"{ops_path}: the spec rejected {kind} after epoch {run.final.epoch}: {run.rejection}")
 
 
 __all__ = ["load_inputs", "rejection"]

@@ -35,7 +35,7 @@ def shrink(file: str, out_file: str | None, max_checks: int) -> int:
         raise BadInput(f"--max-checks: expected at least 1, got {max_checks}")
     doc = load_failure(file)
     out = Path(out_file) if out_file is not None else Path(file).with_suffix(".min.json")
-    check_output_file(out, "--out")  # before minutes of shrinking, not after
+    check_output_file(out, "--out", inputs=(file,))  # before minutes of shrinking, not after
     kind, seed, case, mutant = doc["kind"], doc["seed"], doc["case"], doc.get("mutant")
     first = replay_doc(kind, seed, case, mutant, file)  # BadInput for a malformed case
     if first["valid"]:

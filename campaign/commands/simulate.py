@@ -14,7 +14,7 @@ import click
 
 from campaign.errors import BadInput
 from campaign.formats.scenario import load_scenario
-from campaign.outputs import check_output_file, write_output
+from campaign.outputs import check_distinct, check_output_file, write_output
 
 
 @click.command(name="simulate")
@@ -33,10 +33,11 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     """Run one deterministic simulation of a TCM cluster."""
     from impl.cluster import Cluster
 
+    check_distinct({"--trace": trace_file, "--history": history_file})
     if trace_file is not None:
-        check_output_file(trace_file, "--trace")
+        check_output_file(trace_file, "--trace", inputs=(scenario,))
     if history_file is not None:
-        check_output_file(history_file, "--history")
+        check_output_file(history_file, "--history", inputs=(scenario,))
     parsed = load_scenario(scenario)
     try:
         cluster = Cluster(parsed, seed, keep_trace=trace_file is not None)

@@ -48,6 +48,8 @@ def read_text(path: str | Path, what: str) -> str:
 
     Only regular files and pipes are read (a device such as /dev/zero never ends), and at
     most MAX_FILE_BYTES of them."""
+    if str(path) == "":
+        raise BadInput(f"{what} file: empty path")
     p = Path(path)
     try:
         mode = p.stat().st_mode

@@ -115,6 +115,21 @@ def test_simulate_checks_its_trace_and_history_paths_before_running(tmp_path: Pa
     assert files_under(tmp_path) == {"s.json"}
 
 
+def test_an_output_never_overwrites_an_input_or_another_output(tmp_path: Path) -> None:
+    scenario = put(tmp_path, "s.json", SCENARIO)
+    before = Path(scenario).read_bytes()
+    assert_bad_input(invoke(["simulate", scenario, "--trace", scenario]), "--trace", "is also an input")
+    assert_bad_input(invoke(["simulate", scenario, "--trace", str(tmp_path / "o"), "--history", str(tmp_path / "o")]),
+                     "--history", "is also given to --trace")
+    failure = put(tmp_path, "f.json", REFINE_FAILURE)
+    assert_bad_input(invoke(["shrink", failure, "--out", failure]), "--out", "is also an input")
+    log = put(tmp_path, "etcd.log", HISTORY_ETCD)
+    assert_bad_input(invoke(["check-history", log, "--html", log]), "--html", "is also an input")
+    assert_bad_input(invoke(["simulate", scenario, "--trace", ""]), "--trace: empty path")
+    assert_bad_input(invoke(["placements", ""]), "topology file: empty path")
+    assert Path(scenario).read_bytes() == before and files_under(tmp_path) == {"s.json", "f.json", "etcd.log"}
+
+
 def test_shrink_checks_its_output_before_shrinking(tmp_path: Path) -> None:
     failure = put(tmp_path, "f.json", REFINE_FAILURE)
     assert_bad_input(invoke(["shrink", failure, "--out", "/nonexistent/x.json"]),
@@ -223,7 +238,7 @@ def test_no_command_is_one_line_and_exit_2() -> None:
 def test_a_rejected_operation_exits_2_in_placements_and_prove(tmp_path: Path) -> None:
     topo = put(tmp_path, "t.json", RING)
     ops = put(tmp_path, "o.json", [{"op": "leave", "node": "A"}])
-    message = "o.json: the spec rejected PREPARE_LEAVE at epoch 1: A: PREPARE_LEAVE of a CMS member"
+    message = "o.json: the spec rejected PREPARE_LEAVE after epoch 0: A: PREPARE_LEAVE of a CMS member"
     assert_bad_input(invoke(["placements", topo, "--ops", ops]), message)
     assert_bad_input(invoke(["prove", topo, "--ops", ops]), message)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -115,8 +116,8 @@ def damaged(draw: st.DrawFn, text: str) -> bytes:
         return data[:at]
     if how == "bytes":
         return data[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\x00", b"\xed\xa0\x80", b"\xef\xbb\xbf"])) + data[at:]
-    if how == "digits":
-        return data.replace(b"1", b"9" * 5000, 1)
+    if how == "digits":  # the first number (not a digit inside a string) gets 5000 digits
+        return re.sub(rb"(?<=[\[ :])-?[0-9]+", b"9" * 5000, data, count=1)
     if how == "deep":
         return data[:at] + b"[" * 100_000 + data[at:]
     if how == "bom":
@@ -147,6 +148,8 @@ def run_in_tmp(args: Callable[[Path], list[str]], inputs: dict[str, bytes],
         extra = {f for f in files_under(root) - set(inputs)
                  if not any(f == o or f.startswith(o + "/") for o in outputs)}
         assert not extra, (extra, code, err)
+        for name, data in inputs.items():  # no input is ever overwritten
+            assert (root / name).read_bytes() == data, (name, code, err)
         return code, out, err
 
 
@@ -215,12 +218,14 @@ def history_file(draw: st.DrawFn) -> tuple[str, bytes]:
        model=option("--model", ["register", "cas-register", "kv", "log", "bogus"]),
        timeout=option("--timeout", ["5", "0", "-1", "nan", "inf", "1e-9", "x"]),
        states=option("--max-states", ["1", "0", "-5", "1000"]),
-       html=st.sampled_from([[], ["--html", "out.html"], ["--html", "missing/out.html"], ["--html", "."]]),
+       html=st.sampled_from([[], ["--html", "out.html"], ["--html", "missing/out.html"], ["--html", "."],
+                             ["--html", "IN"]]),
        as_json=st.sampled_from([[], ["--json"]]))
 def test_check_history_survives_hostile_input(history: tuple[str, bytes], fmt: list[str], model: list[str],
                                               timeout: list[str], states: list[str], html: list[str],
                                               as_json: list[str]) -> None:
     name, data = history
+    html = [name if a == "IN" else a for a in html]
     code, out, _ = run_in_tmp(lambda r: ["check-history", name, *fmt, *model, *timeout, *states, *html, *as_json],
                               {name: data}, outputs={"out.html"})
     assert code in (0, 1, 2, 3)
@@ -233,8 +238,9 @@ def test_check_history_survives_hostile_input(history: tuple[str, bytes], fmt: l
 
 @COSTLY
 @given(scenario=json_file(SCENARIO), seed=option("--seed", ["0", "-1", "18446744073709551616", "x"]),
-       trace=st.sampled_from([[], ["--trace", "t.txt"], ["--trace", "missing/t.txt"], ["--trace", "."]]),
-       history=st.sampled_from([[], ["--history", "h.jsonl"], ["--history", "/proc/h"]]),
+       trace=st.sampled_from([[], ["--trace", "t.txt"], ["--trace", "missing/t.txt"], ["--trace", "."],
+                              ["--trace", "s.json"], ["--trace", ""]]),
+       history=st.sampled_from([[], ["--history", "h.jsonl"], ["--history", "/proc/h"], ["--history", "t.txt"]]),
        check=st.sampled_from([[], ["--check"]]))
 def test_simulate_survives_hostile_input(scenario: bytes, seed: list[str], trace: list[str],
                                          history: list[str], check: list[str]) -> None:
@@ -272,7 +278,7 @@ def test_replay_survives_hostile_input(failure: bytes, mode: list[str]) -> None:
 @COSTLY
 @given(failure=st.one_of(json_file(REFINE_FAILURE), json_file(SIM_FAILURE)),
        out_opt=st.sampled_from([[], ["--out", "small.json"], ["--out", "missing/x.json"], ["--out", "."],
-                                ["--out", "/proc/x"]]),
+                                ["--out", "/proc/x"], ["--out", "f.json"]]),
        checks=option("--max-checks", ["3", "1", "0", "-1"]))
 def test_shrink_survives_hostile_input(failure: bytes, out_opt: list[str], checks: list[str]) -> None:
     code, out, _ = run_in_tmp(lambda r: ["shrink", "f.json", *out_opt, *(checks or ["--max-checks", "3"])],

@@ -56,7 +56,7 @@ def test_a_rejected_step_prints_committed_epochs_and_is_bad_input(tmp_path: Path
     code, out, err = run_cli(capsys, "placements", write(tmp_path, "t.json", RING), "--ops", write(tmp_path, "o.json", ops))
     assert code == 2
     assert [e["kind"] for e in json.loads(out)["epochs"]][-1] == "REGISTER"
-    assert err.count("\n") == 1 and "o.json: the spec rejected PREPARE_JOIN at epoch 3" in err and "locked by X" in err
+    assert err.count("\n") == 1 and "o.json: the spec rejected PREPARE_JOIN after epoch 3" in err and "locked by X" in err
 
 
 BAD_INPUTS = {
