@@ -28,6 +28,24 @@ def load_inputs(topology_path: str, ops_path: str | None) -> tuple[Topology, tup
         raise in_file(e, ops_path) from None
 
 
+def check_replicas(run: OperationRun, ops_path: str | None) -> None:
+    """Refuse a run in which some keyspace has a range with no replica at all.
+
+    why: only a NetworkTopologyStrategy naming datacenters without nodes gives that (a
+    TOPOLOGY.json refuses it; a CREATE/ALTER KEYSPACE in OPS.json reaches the spec, which
+    accepts it where Cassandra's `validateExpectedOptions` would not). Quorums over no replicas
+    are vacuous, so placements would show empty groups and prove would say "proved" for them."""
+    for m, t in zip(run.states, run.transformations, strict=True):
+        for keyspace, placement in m.placements.items():
+            for groups in (placement.reads, placement.writes):
+                for r, replicas in groups:
+                    if not replicas:
+                        what = f"after {t.kind} " if t is not None else ""
+                        raise BadInput(f"{ops_path or 'topology'}: keyspace {keyspace!r} has no replica for "
+                                       f"range ({r.left}, {r.right}] at epoch {m.epoch} {what}(its replication "
+                                       "names no datacenter that holds a node; Cassandra refuses such a keyspace)")
+
+
 def rejection(run: OperationRun, ops_path: str | None) -> BadInput | None:
     """The BadInput for a run the spec stopped, or None when every step committed."""
     if run.rejection is None:
@@ -36,4 +54,4 @@ def rejection(run: OperationRun, ops_path: str | None) -> BadInput | None:
     return BadInput(f"{ops_path}: the spec rejected {kind} after epoch {run.final.epoch}: {run.rejection}")
 
 
-__all__ = ["load_inputs", "rejection"]
+__all__ = ["check_replicas", "load_inputs", "rejection"]

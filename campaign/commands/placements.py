@@ -6,7 +6,7 @@ import json
 
 import click
 
-from campaign.commands.common import load_inputs, rejection
+from campaign.commands.common import check_replicas, load_inputs, rejection
 from campaign.errors import BadInput
 from campaign.formats.placements import run_json
 from spec.operations import run_operations
@@ -29,6 +29,7 @@ def placements(topology: str, ops_path: str | None, indent: int | None) -> int:
         raise BadInput(f"--indent: expected 0 to {MAX_INDENT}, got {indent}")
     topo, ops = load_inputs(topology, ops_path)
     run = run_operations(topo, ops)
+    check_replicas(run, ops_path)
     click.echo(json.dumps(run_json(run), indent=indent))
     rejected = rejection(run, ops_path)
     if rejected is not None:

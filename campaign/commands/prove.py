@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from campaign.commands.common import load_inputs, rejection
+from campaign.commands.common import check_replicas, load_inputs, rejection
 from campaign.errors import BadInput
 from checkers.quorum.barrier import prove_barrier
 from checkers.quorum.from_spec import history_from_states
@@ -68,6 +68,7 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
         raise BadInput(f"--window must not be negative, got {window}")
     topo, ops = load_inputs(topology, ops_path)
     run = run_operations(topo, ops)
+    check_replicas(run, ops_path)
     rejected = rejection(run, ops_path)
     if rejected is not None:
         raise rejected

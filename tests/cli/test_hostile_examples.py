@@ -168,6 +168,18 @@ def test_an_nts_keyspace_naming_a_dc_with_no_nodes_is_bad_input_not_proved(tmp_p
     assert_bad_input(invoke(["simulate", put(tmp_path, "s.json", scenario)]), "datacenter 'dc2'")
 
 
+def test_a_keyspace_created_by_ops_in_a_dc_with_no_nodes_is_never_proved(tmp_path: Path) -> None:
+    """The spec accepts this CREATE KEYSPACE (Cassandra would not); the commands refuse the
+    vacuous quorums it leads to instead of printing empty groups or "proved"."""
+    ops = [{"op": "transformation", "transformation": {"kind": "SCHEMA_CHANGE", "change": {
+        "op": "CREATE_KEYSPACE", "keyspace": "k2", "replication": {"class": "NetworkTopologyStrategy", "dc9": 3}}}}]
+    topo, ops_file = put(tmp_path, "t.json", RING), put(tmp_path, "o.json", ops)
+    for command in ("placements", "prove"):
+        result = invoke([command, topo, "--ops", ops_file])
+        assert_bad_input(result, "o.json: keyspace 'k2' has no replica for range (300, 100] at epoch 1 after SCHEMA_CHANGE")
+        assert result[1] == ""
+
+
 def test_nan_in_a_history_is_bad_input_not_a_non_linearizable_verdict(tmp_path: Path) -> None:
     rows = ['{"process": 0, "type": "invoke", "f": "write", "value": NaN}',
             '{"process": 0, "type": "ok", "f": "write", "value": NaN}',
