@@ -81,6 +81,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
             cms_members = node_list(cms["members"], "cms.members")
             if not cms_members:
                 raise BadInput("cms.members: the CMS needs at least one member")
+            _unique(cms_members, "cms.members")
         elif "size" in cms:
             cms_size = _int(cms["size"], "cms.size", lo=0)
             if cms_size > len(ids):
@@ -165,6 +166,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
         members = node_list(ch.get("members"), f"{where}.members")
         if not members:
             raise BadInput(f"{where}.members: the CMS needs at least one member")
+        _unique(members, f"{where}.members")
         changes.append(CmsChange(at=_ms(ch.get("at_ms", 0), f"{where}.at_ms"), members=members))
 
     initialize = None
@@ -258,6 +260,12 @@ def _view(value: Any, where: str) -> str:
 
 # The helpers every scenario field goes through (campaign/formats/fields.py's typed getters,
 # with this format's bounds): finite, in range, never a bool for a number.
+
+
+def _unique(ids: tuple[str, ...], where: str) -> None:
+    twice = sorted({n for n in ids if ids.count(n) > 1})
+    if twice:
+        raise BadInput(f"{where}: node {twice[0]!r} is listed twice")
 
 
 def _object(value: Any, where: str) -> dict[str, Any]:

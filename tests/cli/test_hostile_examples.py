@@ -212,6 +212,9 @@ def test_a_failure_file_edited_to_hold_nan_is_bad_input_not_a_found_bug(tmp_path
     (lambda d: d["settings"].update(gossip_interval_ms=0), "settings.gossip_interval_ms: expected a number in [1, "),
     (lambda d: d["faults"]["latency"].update(dist="lognormal", min_ms=None, max_ms=None, sigma=1e300),
      "faults.latency: unknown field 'max_ms'"),
+    (lambda d: d.update(faults={"latency": {"dist": "lognormal", "sigma": 1e300}}),
+     "faults.latency.sigma: expected a number in [0, 10], got 1e+300"),
+    (lambda d: d.update(cms={"members": ["n1", "n2", "n1"]}), "cms.members: node 'n1' is listed twice"),
 ])
 def test_scenarios_that_used_to_run_and_exit_0(change: Any, message: str, tmp_path: Path) -> None:
     result = invoke(["simulate", put(tmp_path, "s.json", edited(SCENARIO, change)), "--seed", "1"])
