@@ -171,7 +171,7 @@ def parsing(where: str) -> Iterator[None]:
 def in_file(e: BadInput, path: str | Path) -> BadInput:
     """`e` with the file named first, unless its message already names it."""
     message = str(e)
-    if str(path) in message:
+    if re.search(rf"(^|\s){re.escape(str(path))}(:|\s|$)", message):
         return e
     return BadInput(f"{path}: {message}")
 
