@@ -76,44 +76,46 @@ def read_text(path: str | Path, what: str) -> str:
         raise BadInput(f"{p}: line {line}: not UTF-8 text (byte {e.start})") from None
 
 
-def check_depth(text: str, where: str, *, open_chars: str = "[{", close_chars: str = "]}") -> None:
-    """Refuse nesting deeper than MAX_DEPTH, counting brackets outside strings (no recursion)."""
+def check_depth(text: str, where: str) -> None:
+    """Refuse JSON nested deeper than MAX_DEPTH, counting brackets outside strings (no recursion)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return  # fast path: too few brackets to nest that deep
     depth = 0
-    stripped = _STRING.sub("", text)
-    for m in _BRACKETS.finditer(stripped):
-        if m.group() in open_chars:
+    for m in _BRACKETS.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise BadInput(f"{where}: nested more than {MAX_DEPTH} levels deep")
-        elif m.group() in close_chars:
+        else:
             depth = max(depth - 1, 0)
 
 
-def _parse_int(where: str) -> Any:
-    def parse(s: str) -> int:
-        if len(s.lstrip("-")) > MAX_INT_DIGITS:
-            raise BadInput(f"{where}: integer with {len(s.lstrip('-'))} digits "
-                           f"(at most {MAX_INT_DIGITS})")
-        return int(s)
-
-    return parse
+class _Refused(Exception):
+    """A number JSON input may not hold (raised inside the decoder, reported with its place)."""
 
 
-def _parse_float(where: str) -> Any:
-    def parse(s: str) -> float:
-        value = float(s)
-        if not math.isfinite(value):
-            raise BadInput(f"{where}: number {s[:30]} is out of range")
-        return value
-
-    return parse
+def _checked_int(s: str) -> int:
+    digits = len(s.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"integer with {digits} digits (at most {MAX_INT_DIGITS})")
+    return int(s)
 
 
-def _parse_constant(where: str) -> Any:
-    def parse(s: str) -> Any:
-        raise BadInput(f"{where}: {s} is not a JSON number (JSON has no NaN or Infinity)")
+def _checked_float(s: str) -> float:
+    value = float(s)
+    if not math.isfinite(value):
+        raise _Refused(f"number {s[:30]} is out of range")
+    return value
 
-    return parse
+
+def _refuse_constant(s: str) -> Any:
+    raise _Refused(f"{s} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+# one decoder for every JSON input (the hooks cost little: a Python call per number)
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_checked_int,
+                            parse_float=_checked_float)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def loads_json(text: str, where: str, *, one_line: bool = False) -> Any:
@@ -121,14 +123,17 @@ def loads_json(text: str, where: str, *, one_line: bool = False) -> Any:
     `one_line`: `text` is one line of a file (JSONL), so errors give only the column."""
     check_depth(text, where)
     try:
-        doc = json.loads(text, parse_int=_parse_int(where), parse_float=_parse_float(where),
-                         parse_constant=_parse_constant(where))
+        doc = _DECODER.decode(text)
+    except _Refused as e:
+        raise BadInput(f"{where}: {e}") from None
     except json.JSONDecodeError as e:
         at = f"column {e.colno}" if one_line else f"line {e.lineno} column {e.colno}"
         raise BadInput(f"{where}: invalid JSON at {at}: {e.msg}") from None
     except RecursionError:  # defence in depth: check_depth should have refused it
         raise BadInput(f"{where}: nested too deeply") from None
-    check_strings(doc, where)
+    # decoded UTF-8 holds no surrogate: only a \uD800-style escape can make one
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        check_strings(doc, where)
     return doc
 
 
