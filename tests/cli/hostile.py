@@ -17,6 +17,18 @@ RING: dict[str, Any] = {
               {"id": "C", "dc": "dc1", "rack": "r1", "tokens": [300]}],
     "keyspaces": [{"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 2}}]}
 JOIN_X: list[Any] = [{"op": "join", "node": {"id": "X", "dc": "dc1", "rack": "r1", "tokens": [150]}}]
+OPS: list[Any] = [  # every op kind, valid on RING: the base the property test mutates
+    {"op": "join", "node": {"id": "X", "dc": "dc1", "rack": "r1", "tokens": [150]}, "until": "START"},
+    {"op": "resume", "node": "X"},
+    {"op": "move", "node": "B", "tokens": [250]},
+    {"op": "transformation", "transformation": {"kind": "SCHEMA_CHANGE", "change": {
+        "op": "CREATE_TABLE", "keyspace": "ks", "table": "t", "columns": [["id", "int"]]}}},
+    {"op": "transformation", "transformation": {"kind": "ALTER_TOPOLOGY", "changes": [
+        {"node": "C", "dc": "dc1", "rack": "r2"}]}},
+    {"op": "replace", "node": "C", "by": {"id": "D", "dc": "dc1", "rack": "r1"}},
+    {"op": "leave", "node": "X", "until": "MID"},
+    {"op": "cancel", "node": "X"},
+]
 
 HISTORY_JSONL = "".join(json.dumps(r) + "\n" for r in [
     {"process": 0, "type": "invoke", "f": "write", "key": "k", "value": 1, "time": 10},
@@ -54,6 +66,19 @@ SCENARIO: dict[str, Any] = {
     "faults": {"loss": 0.05, "latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
                "crashes": [{"node": "n3", "at_ms": 30, "restart_ms": 60}]},
     "settings": {"snapshot_interval": 5, "end_time_ms": 3000},
+}
+
+SCENARIO_MORE: dict[str, Any] = {  # the other scenario fields: partitions, CMS changes, a gossip-era start
+    "topology": SCENARIO["topology"],
+    "cms": {"members": ["n1", "n2"]},
+    "faults": {"duplicate": 0.1, "reorder": 0.2, "reorder_extra_ms": 5,
+               "latency": {"dist": "exponential", "mean_ms": 2, "min_ms": 1},
+               "partitions": [{"groups": [["n1"], ["n2", "n3"]], "start_ms": 5, "heal_ms": 50},
+                              {"isolate": ["n3"], "start_ms": 60, "heal_ms": 90}]},
+    "cms_changes": [{"at_ms": 100, "members": ["n1", "n2", "n3"]}],
+    "initialize": {"initiator": "n1", "at_ms": 1, "ignore": [], "versions": {"n2": "5.0.2"},
+                   "states": {"n3": "JOINED"}, "views": {"n2": SCENARIO["topology"]}},
+    "settings": {"end_time_ms": 2000, "paxos_timeout_ms": 50, "max_submit_attempts": 3},
 }
 
 REFINE_FAILURE: dict[str, Any] = {

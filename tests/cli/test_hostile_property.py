@@ -30,10 +30,11 @@ from tests.cli.hostile import (
     HISTORY_ETCD,
     HISTORY_JSONL,
     HISTORY_KV,
-    JOIN_X,
+    OPS,
     REFINE_FAILURE,
     RING,
     SCENARIO,
+    SCENARIO_MORE,
     files_under,
     invoke,
 )
@@ -161,7 +162,7 @@ def option(name: str, values: list[str]) -> st.SearchStrategy[list[str]]:
 
 
 @CHEAP
-@given(topo=json_file(RING), ops=st.one_of(st.none(), json_file(JOIN_X)),
+@given(topo=json_file(RING), ops=st.one_of(st.none(), json_file(OPS)),
        indent=option("--indent", ["2", "0", "-1", "17", "1000000000", "x"]))
 def test_placements_survives_hostile_input(topo: bytes, ops: bytes | None, indent: list[str]) -> None:
     inputs = {"t.json": topo} | ({"o.json": ops} if ops is not None else {})
@@ -173,7 +174,7 @@ def test_placements_survives_hostile_input(topo: bytes, ops: bytes | None, inden
 
 
 @COSTLY
-@given(topo=json_file(RING), ops=st.one_of(st.none(), json_file(JOIN_X)),
+@given(topo=json_file(RING), ops=st.one_of(st.none(), json_file(OPS)),
        cl=option("--read-cl", ["ONE", "QUORUM", "LOCAL_QUORUM", "EACH_QUORUM", "ALL", "bogus", ""]),
        window=option("--window", ["0", "1", "3", "-1", "1000000", "nan"]),
        dc=option("--local-dc", ["dc1", "dc9", ""]), barrier=st.sampled_from([[], ["--barrier"]]))
@@ -237,7 +238,7 @@ def test_check_history_survives_hostile_input(history: tuple[str, bytes], fmt: l
 
 
 @COSTLY
-@given(scenario=json_file(SCENARIO), seed=option("--seed", ["0", "-1", "18446744073709551616", "x"]),
+@given(scenario=st.one_of(json_file(SCENARIO), json_file(SCENARIO_MORE)), seed=option("--seed", ["0", "-1", "18446744073709551616", "x"]),
        trace=st.sampled_from([[], ["--trace", "t.txt"], ["--trace", "missing/t.txt"], ["--trace", "."],
                               ["--trace", "s.json"], ["--trace", ""]]),
        history=st.sampled_from([[], ["--history", "h.jsonl"], ["--history", "/proc/h"], ["--history", "t.txt"]]),
