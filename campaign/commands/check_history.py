@@ -63,6 +63,9 @@ def check_history(
     parsed = read_history(file, fmt)
     model = MODELS[model_name or infer_model(parsed)]
     if parsed.has_initial:
+        if parsed.model is not None and model.name != parsed.model:
+            raise BadInput(f"--model {model.name}: {file} is a {parsed.format} history, "
+                           f"which only the {parsed.model} model reads")
         model = with_initial(model, parsed.initial)
     try:
         operations = load_operations(parsed, model)

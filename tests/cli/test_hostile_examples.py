@@ -15,6 +15,7 @@ import pytest
 
 from tests.cli.hostile import (
     HISTORY_ETCD,
+    HISTORY_KV,
     JOIN_X,
     REFINE_FAILURE,
     RING,
@@ -230,6 +231,14 @@ def test_scenarios_that_used_to_run_and_exit_0(change: Any, message: str, tmp_pa
 ])
 def test_check_history_refuses_meaningless_limits(options: list[str], message: str, tmp_path: Path) -> None:
     assert_bad_input(invoke(["check-history", put(tmp_path, "etcd.log", HISTORY_ETCD), *options]), message)
+
+
+def test_a_model_that_cannot_read_the_format_is_refused(tmp_path: Path) -> None:
+    """Found by the property test: `--model log` on a Porcupine kv log was a ValueError."""
+    log = put(tmp_path, "kv.edn", HISTORY_KV)
+    assert_bad_input(invoke(["check-history", log, "--model", "log"]),
+                     f"--model log: {log} is a porcupine-kv history, which only the kv model reads")
+    assert invoke(["check-history", log, "--model", "kv"])[0] == 0
 
 
 def test_version_banana_is_refused(tmp_path: Path) -> None:
