@@ -109,6 +109,15 @@ def load_operations(parsed: ParsedHistory, model: SequentialModel) -> tuple[Oper
         if problem is not None:
             at = lines[o.ret] if problem[0] == "ret" and o.ret is not None else lines[o.call]
             raise BadInput(f"line {at}: {problem[1]}")
+    # append concatenates strings: a key that is appended to holds strings only (writing an
+    # integer there and appending to it has no meaning, and the model cannot step it)
+    appended = {o.key for o in operations if o.f == "append"}
+    for o in operations:
+        if o.key in appended and o.f in ("put", "write", "cas"):
+            new = o.input[1] if o.f == "cas" else o.input
+            if new is not None and not isinstance(new, str):
+                raise BadInput(f"line {lines[o.call]}: key {thaw(o.key)!r} is appended to, so its values are "
+                               f"strings; {o.f} of {thaw(new)!r}")
     return operations
 
 

@@ -36,6 +36,24 @@ HISTORY_JSONL = "".join(json.dumps(r) + "\n" for r in [
     {"process": 1, "type": "invoke", "f": "read", "key": "k", "value": None, "time": 30},
     {"process": 1, "type": "ok", "f": "read", "key": "k", "value": 1, "time": 40},
 ])
+HISTORY_JSONL_KV = "".join(json.dumps(r) + "\n" for r in [
+    {"process": 0, "type": "invoke", "f": "put", "key": "k", "value": "a"},
+    {"process": 0, "type": "ok", "f": "put", "key": "k", "value": "a"},
+    {"process": 1, "type": "invoke", "f": "append", "key": "k", "value": "b"},
+    {"process": 1, "type": "ok", "f": "append", "key": "k", "value": "b"},
+    {"process": 2, "type": "invoke", "f": "cas", "key": "j", "value": [None, "c"]},
+    {"process": 2, "type": "ok", "f": "cas", "key": "j", "value": [None, "c"]},
+    {"process": 3, "type": "invoke", "f": "get", "key": "k", "value": None},
+    {"process": 3, "type": "ok", "f": "get", "key": "k", "value": "ab"},
+])
+HISTORY_JSONL_LOG = "".join(json.dumps(r) + "\n" for r in [
+    {"process": 0, "type": "invoke", "f": "commit", "value": {"entry_id": "n1:1"}},
+    {"process": 0, "type": "ok", "f": "commit", "value": {"entry_id": "n1:1", "epoch": 1}},
+    {"process": 1, "type": "invoke", "f": "commit", "value": {"entry_id": "n2:1"}},
+    {"process": 1, "type": "fail", "f": "commit", "value": {"entry_id": "n2:1", "rejection": "no", "epoch": 1}},
+    {"process": 2, "type": "invoke", "f": "read", "value": None},
+    {"process": 2, "type": "ok", "f": "read", "value": 1},
+])
 HISTORY_EDN = ("[{:process 0, :type :invoke, :f :write, :value 1}\n"
                " {:process 0, :type :ok, :f :write, :value 1}\n"
                " {:process 1, :type :invoke, :f :cas, :value [1 2]}\n"

@@ -241,6 +241,17 @@ def test_a_model_that_cannot_read_the_format_is_refused(tmp_path: Path) -> None:
     assert invoke(["check-history", log, "--model", "kv"])[0] == 0
 
 
+def test_appending_to_a_key_that_holds_a_number_is_refused(tmp_path: Path) -> None:
+    """Found while exploring: put 1 then append "b" was a TypeError inside the kv model."""
+    rows = [{"process": 0, "type": "invoke", "f": "put", "key": "k", "value": 1},
+            {"process": 0, "type": "ok", "f": "put", "key": "k", "value": 1},
+            {"process": 1, "type": "invoke", "f": "append", "key": "k", "value": "b"},
+            {"process": 1, "type": "ok", "f": "append", "key": "k", "value": "b"}]
+    log = put(tmp_path, "h.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    assert_bad_input(invoke(["check-history", log]),
+                     "h.jsonl: line 1: key 'k' is appended to, so its values are strings; put of 1")
+
+
 def test_version_banana_is_refused(tmp_path: Path) -> None:
     doc = edited(RING, lambda d: d["nodes"][1].update(version="banana"))
     assert_bad_input(invoke(["prove", put(tmp_path, "t.json", doc)]),

@@ -29,6 +29,8 @@ from tests.cli.hostile import (
     HISTORY_EDN,
     HISTORY_ETCD,
     HISTORY_JSONL,
+    HISTORY_JSONL_KV,
+    HISTORY_JSONL_LOG,
     HISTORY_KV,
     OPS,
     REFINE_FAILURE,
@@ -195,9 +197,10 @@ def test_prove_survives_hostile_input(topo: bytes, ops: bytes | None, cl: list[s
 
 @st.composite
 def history_file(draw: st.DrawFn) -> tuple[str, bytes]:
-    kind = draw(st.sampled_from(["jsonl", "edn", "etcd", "kv"]))
-    if kind == "jsonl":
-        rows = draw(mutated([json.loads(line) for line in HISTORY_JSONL.splitlines()]))
+    kind = draw(st.sampled_from(["jsonl", "jsonl-kv", "jsonl-log", "edn", "etcd", "kv"]))
+    if kind.startswith("jsonl"):
+        base = {"jsonl": HISTORY_JSONL, "jsonl-kv": HISTORY_JSONL_KV, "jsonl-log": HISTORY_JSONL_LOG}[kind]
+        rows = draw(mutated([json.loads(line) for line in base.splitlines()]))
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows) if isinstance(rows, list) \
             else json.dumps(rows)
         return "h.jsonl", draw(damaged(text))
