@@ -214,14 +214,20 @@ class _Reader:
             if len(items) % 2:
                 raise EdnError(line, "a map needs an even number of forms")
             try:
-                return {items[i]: items[i + 1] for i in range(0, len(items), 2)}
+                m = {items[i]: items[i + 1] for i in range(0, len(items), 2)}
             except TypeError as e:
                 raise EdnError(line, f"unhashable map key: {e}") from None
+            if len(m) != len(items) // 2:  # Clojure's reader refuses it too
+                raise EdnError(line, "a map names a key twice")
+            return m
         if value == "#{":
             try:
-                return frozenset(items)
+                members = frozenset(items)
             except TypeError as e:
                 raise EdnError(line, f"unhashable set element: {e}") from None
+            if len(members) != len(items):
+                raise EdnError(line, "a set holds an element twice")
+            return members
         return tuple(items)
 
 

@@ -10,7 +10,9 @@ hostile input is refused here, once, as a one-line `BadInput` naming the file:
   refuses to convert past 4,300 digits, and huge numbers only make later work slow);
 - `NaN`, `Infinity` and numbers that overflow to infinity (`1e400`): JSON has no such values,
   and NaN != NaN would make a checker call a valid history invalid;
-- strings holding lone UTF-16 surrogates (`"\\ud800"`): not text, and unprintable.
+- strings holding lone UTF-16 surrogates (`"\\ud800"`): not text, and unprintable;
+- an object naming a key twice (`{"type": "ok", "type": "fail"}`): which one counts is
+  ambiguous, and silently taking the last could change a verdict.
 
 `parsing(where)` turns an exception a parser did not foresee into `BadInput` as well: input
 that crashes a parser is input the parser should have refused.
@@ -108,13 +110,22 @@ def _checked_float(s: str) -> float:
     return value
 
 
+def _checked_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _Refused(f"duplicate key {describe(twice)} in an object (which one counts is ambiguous)")
+    return obj
+
+
 def _refuse_constant(s: str) -> Any:
     raise _Refused(f"{s} is not a JSON number (JSON has no NaN or Infinity)")
 
 
 # one decoder for every JSON input (the hooks cost little: a Python call per number)
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_checked_int,
-                            parse_float=_checked_float)
+                            parse_float=_checked_float, object_pairs_hook=_checked_object)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 

@@ -39,6 +39,14 @@ def test_a_lone_surrogate_is_refused_but_a_pair_is_text() -> None:
         loads_json('{"\\udc00": 1}', "f")
 
 
+def test_a_key_named_twice_is_ambiguous_and_refused() -> None:
+    with pytest.raises(BadInput, match="duplicate key 'type' in an object"):
+        loads_json('{"type": "ok", "f": "read", "type": "fail"}', "f")
+    for text in ("{:type :ok :type :fail}", "#{1 1}"):
+        with pytest.raises(EdnError, match="twice"):
+            read_all(text)
+
+
 def test_files_are_utf8_with_an_optional_bom(tmp_path: Path) -> None:
     (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf[1]")
     assert load_json(tmp_path / "bom.json", "topology") == [1]
