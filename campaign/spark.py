@@ -94,14 +94,35 @@ def session(master: str | None = None, *, parallelism: int | None = None, ui: bo
                            .config("spark.driver.host", "127.0.0.1"))
                 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         try:
-            spark = builder.getOrCreate()
+            spark = _quietly(builder.getOrCreate)
         except Exception as e:  # noqa: BLE001 (py4j and the launcher raise many types)
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise BadInput(f"--engine spark: Spark did not start: {first[:200]}") from None
+            raise BadInput(f"--engine spark: Spark did not start: {first[:160]} (JVM log: {JVM_LOG})") from None
         spark.sparkContext.setLogLevel("ERROR")
         STARTUP_SECONDS = time.monotonic() - started
         _SESSION = spark
         return spark
+
+
+JVM_LOG = Path(tempfile.gettempdir()) / f"tcmcheck-spark-{os.getuid()}.log"
+"""Where the embedded JVM's own stderr goes (its banner and warnings), not the user's terminal."""
+
+
+def _quietly(start: Callable[[], Any]) -> Any:
+    """Start the JVM with its stderr (inherited by it and its Python workers for good) pointed
+    at JVM_LOG: the JVM prints banners and warnings no log setting silences."""
+    if under_spark_submit():
+        return start()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        fd = os.open(JVM_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(fd, 2)
+        os.close(fd)
+        return start()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def stop_session() -> None:

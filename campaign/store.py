@@ -79,6 +79,8 @@ class CampaignDir:
         a campaign file goes, someone else's runs.parquet, an unfinished campaign without
         `--resume`, or `--resume` with other parameters."""
         out = self.out
+        if resume and not (self.manifest_path.is_file() or self.manifest_path.is_symlink()):
+            raise BadInput(f"--resume: {out} holds no campaign to resume (no {MANIFEST})")
         try:
             out.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
