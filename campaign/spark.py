@@ -233,3 +233,29 @@ def _spark_reason(e: BaseException) -> str:
             line = next((ln for ln in text.splitlines() if marker in ln), marker)
             return line.strip()[:160]
     return (text.strip().splitlines() or [type(e).__name__])[0][:160]
+
+
+# ---------------------------------------------------------------- report
+
+
+def tally_spark(paths: list[str], dirs: list[str], *, master: str | None = None) -> dict[str, Any]:
+    """`report --engine spark`: read the runs.parquet files with Spark, tally each partition on
+    an executor (campaign.aggregate.Tally) and merge the tallies here."""
+    from pyspark.sql import functions as sf
+
+    from campaign.aggregate import Tally
+
+    spark = session(master)
+    frames = [spark.read.parquet(p).withColumn("dir", sf.lit(d)) for p, d in zip(paths, dirs, strict=True)]
+    df = frames[0]
+    for other in frames[1:]:
+        df = df.unionByName(other, allowMissingColumns=True)
+
+    def part(rows: Iterator[Any]) -> Iterator[Tally]:
+        yield Tally.of(r.asDict() for r in rows)
+
+    tallies = df.rdd.mapPartitions(part).collect()
+    total = Tally()
+    for t in tallies:
+        total.merge(t)
+    return total.summary()

@@ -261,27 +261,38 @@ class CampaignDir:
             self._log = None
 
 
-def read_table(path: Path) -> Any:
-    """A runs.parquet as a pyarrow Table, or BadInput naming the problem in one line: not
-    Parquet, a missing column, or a column of the wrong type (a table written by something
-    else)."""
+OPTIONAL_COLUMNS = ("coverage_json", "mutant", "failure_file", "finished_at")
+"""Columns campaigns written before durable campaigns lack; a report does without them."""
+
+
+def check_schema(path: Path) -> None:
+    """BadInput naming the problem in one line unless `path` is a runs.parquet with every column
+    of the right type: not Parquet, a missing column, a column of the wrong type (a table
+    written by something else). Reads the footer only."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        got = pq.read_schema(path)
     except Exception as e:  # noqa: BLE001 (pyarrow raises several types for a damaged file)
         raise BadInput(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
-    expected = schema()
-    optional = {"coverage_json", "mutant", "failure_file", "finished_at"}  # older campaigns lack them
-    missing = [c for c in COLUMNS if c not in table.column_names and c not in optional]
+    missing = [c for c in COLUMNS if c not in got.names and c not in OPTIONAL_COLUMNS]
     if missing:
         raise BadInput(f"{path}: missing columns {missing}")
-    import pyarrow as pa
+    for field in schema():
+        if field.name in got.names:
+            t = got.field(field.name).type
+            # a column of nulls only (e.g. no run failed) may have the null type: nothing wrong
+            if t != field.type and not pa.types.is_null(t):
+                raise BadInput(f"{path}: column {field.name} has type {t}, expected {field.type}")
 
-    for field in expected:
-        if field.name in table.column_names:
-            got = table.schema.field(field.name).type
-            # a column of nulls only (e.g. no run failed) has the null type: nothing wrong in it
-            if got != field.type and not pa.types.is_null(got):
-                raise BadInput(f"{path}: column {field.name} has type {got}, expected {field.type}")
-    return table
+
+def read_table(path: Path) -> Any:
+    """A checked runs.parquet as a pyarrow Table (BadInput if it is not one)."""
+    import pyarrow.parquet as pq
+
+    check_schema(path)
+    try:
+        return pq.read_table(path)
+    except Exception as e:  # noqa: BLE001 (a damaged body behind a good footer)
+        raise BadInput(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
