@@ -1,0 +1,66 @@
+"""The Spark engine gives the same rows and the same report as the local one (marker `spark`:
+an embedded local[2] session, about 10-20 s to start; CI runs `pytest -m spark`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from campaign import fuzz as F
+from campaign.cli import main
+
+
+def verdicts(path: Path) -> list[dict[str, object]]:
+    return pq.read_table(path).drop(list(F.TIMING_COLUMNS)).to_pylist()
+
+
+@pytest.mark.spark
+def test_spark_and_local_engines_write_the_same_rows_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    common = ["--runs", "24", "--seed", "3", "--workers", "2"]
+    local_status = main(["fuzz", "--engine", "local", *common, "--out", str(a)])
+    local_out = capsys.readouterr().out
+    spark_status = main(["fuzz", "--engine", "spark", *common, "--out", str(b)])
+    spark_out, spark_err = capsys.readouterr()
+    assert local_status == spark_status
+    assert verdicts(a / "runs.parquet") == verdicts(b / "runs.parquet")
+    assert local_out.replace(str(a), "X") == spark_out.replace(str(b), "X")
+    assert "Spark started in" in spark_err
+    assert main(["report", str(a), "--json"]) == 0
+    local_report = json.loads(capsys.readouterr().out)
+    assert main(["report", str(a), "--json", "--engine", "spark"]) == 0
+    assert json.loads(capsys.readouterr().out) == local_report
+
+
+@pytest.mark.spark
+def test_the_embedded_session_binds_to_loopback_without_ui_and_uses_this_python() -> None:
+    from campaign import spark
+
+    s = spark.session(parallelism=2)
+    conf = s.sparkContext.getConf()
+    assert conf.get("spark.driver.bindAddress") == "127.0.0.1"
+    assert conf.get("spark.ui.enabled") == "false"
+    assert s.sparkContext.uiWebUrl is None
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    assert spark.session() is s  # one session per process
+    # z3 objects are built inside the task, on the executor's Python
+    found = s.sparkContext.parallelize([1], 1).map(lambda _: __import__("z3").Int("x").sexpr()).collect()
+    assert found == ["x"]
+
+
+def test_without_java_the_spark_engine_says_how_to_get_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    status = main(["fuzz", "--engine", "spark", "--runs", "2", "--out", str(tmp_path / "o")])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2, "")
+    assert err == ("tcmcheck: error: --engine spark needs Java 17 and none was found: install it "
+                   "(apt-get install openjdk-17-jre-headless) or set JAVA_HOME\n")
+    assert not (tmp_path / "o").exists()
