@@ -15,6 +15,7 @@ from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 from typing import Any
 
+from campaign.pool import run_inline, run_pool
 from campaign.runs import (
     KINDS,
     MUTANTS,
@@ -26,7 +27,6 @@ from campaign.runs import (
     generate_case,
     run_one,
 )
-from campaign.pool import run_inline, run_pool
 from campaign.shrink import case_size, cause_class, shrink_case
 from campaign.store import COLUMNS, TIMING_COLUMNS, CampaignDir
 

@@ -212,7 +212,7 @@ def test_sigkill_of_the_campaign_then_resume_gives_each_run_once_and_the_same_ta
     done = subprocess.run([*TCMCHECK, "fuzz", "--runs", "24", "--seed", "7", "--kinds", "refine", "--workers", "2",
                            "--out", str(out), "--resume"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert f"of them from before --resume" in done.stdout
+    assert "of them from before --resume" in done.stdout
     rows = verdicts(out / "runs.parquet")
     assert [r["run"] for r in rows] == list(range(24))
     clean = tmp_path / "clean"
