@@ -69,7 +69,9 @@ def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = KINDS,
     Engines: `local` runs on `workers` processes (`workers == 1` without `run_timeout`: in this
     process); `spark` runs each run as a Spark task on `master` (default `local[workers]`).
     `on_record` sees each record in the main process as it finishes (to write it at once)."""
-    todo = [(run, kind, seed, mutant) for run, kind, seed in plan(runs, campaign_seed, kinds) if run not in skip]
+    ks = tuple(kinds)
+    # a generator: a campaign of a billion runs (stopped by --max-seconds) costs no memory up front
+    todo = ((i, ks[i % len(ks)], run_seed(campaign_seed, i), mutant) for i in range(runs) if i not in skip)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[RunRecord] = []
     stop_now = stopping or (lambda: False)

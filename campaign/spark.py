@@ -181,8 +181,16 @@ def run_spark(tasks: Iterable[Task], *, master: str | None, parallelism: int,
     spark = session(master, parallelism=parallelism)
     sc = spark.sparkContext
     slots = max(1, sc.defaultParallelism)
-    todo = list(tasks)
-    chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+    def chunked() -> Iterator[list[Task]]:
+        part: list[Task] = []
+        for t in tasks:
+            part.append(t)
+            if len(part) == chunk:
+                yield part
+                part = []
+        if part:
+            yield part
+
 
     def job(part: list[Task]) -> list[RunRecord]:
         limit = run_timeout
@@ -199,7 +207,7 @@ def run_spark(tasks: Iterable[Task], *, master: str | None, parallelism: int,
                                 time.monotonic() - started)
 
     going = True
-    queue = iter(chunks)
+    queue = chunked()
     # why two jobs per slot: the next chunk is queued while one finishes, so slots stay busy
     with ThreadPoolExecutor(max_workers=2 * slots) as pool:
         pending: dict[Future[list[RunRecord]], list[Task]] = {}
