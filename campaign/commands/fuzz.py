@@ -95,10 +95,10 @@ class _Progress:
     """A rich live bar on a terminal (runs, failures, runs/s, time left), else a line on stderr
     every PROGRESS_EVERY_S seconds."""
 
-    def __init__(self, total: int, done: int) -> None:
+    def __init__(self, total: int, done: int, failed: int = 0) -> None:
         import time
 
-        self.total, self.done, self.failed, self.started_with = total, done, 0, done
+        self.total, self.done, self.failed, self.started_with = total, done, failed, done
         self.t0 = self.last_line = time.monotonic()
         self.bar: Any = None
         if sys.stderr.isatty():
@@ -116,7 +116,7 @@ class _Progress:
                                 TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]} runs/s"),
                                 TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                                 console=Console(stderr=True), transient=True)
-            self.task = self.bar.add_task("fuzz", total=total, completed=done, failed=0, rate="-")
+            self.task = self.bar.add_task("fuzz", total=total, completed=done, failed=failed, rate="-")
 
     def __enter__(self) -> _Progress:
         if self.bar is not None:
@@ -225,7 +225,7 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         progress.update(rec.outcome.valid)
 
     try:
-        with _Stop() as stop, _Progress(runs, len(recorded)) as progress:
+        with _Stop() as stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
             run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
                          fail_fast=fail_fast, strict=strict, mutant=mutant, on_record=on_record,
                          engine=engine, master=master, run_timeout=run_timeout,
