@@ -67,6 +67,8 @@ class CampaignDir:
         self.manifest_path = out / MANIFEST
         self.params: dict[str, Any] = {}
         self.failure_files: list[str] = []
+        self.stopped = False
+        """Set when a signal stopped the campaign: a new campaign here then needs --resume."""
         self._log: Any = None
 
     # ------------------------------------------------------------ opening
@@ -113,9 +115,8 @@ class CampaignDir:
             if previous is None and self.table_path.exists():
                 raise BadInput(f"--out: {self.table_path} was not written by a tcmcheck campaign "
                                "(no campaign.json beside it); remove it or choose another --out")
-            if previous is not None and self.log_path.exists():
-                n = sum(1 for _ in self._log_rows())
-                raise BadInput(f"--out: {out} holds an unfinished campaign ({n} runs recorded); "
+            if previous is not None and (self.log_path.exists() or previous.get("stopped")):
+                raise BadInput(f"--out: {out} holds an unfinished campaign (killed or stopped); "
                                "continue it with --resume, or choose another --out")
             if previous is not None:
                 self._remove_previous(previous)
@@ -164,7 +165,8 @@ class CampaignDir:
                 path.unlink()
 
     def _write_manifest(self) -> None:
-        doc = {"tcmcheck_campaign": 1, "params": self.params, "failure_files": sorted(self.failure_files)}
+        doc = {"tcmcheck_campaign": 1, "params": self.params, "failure_files": sorted(self.failure_files),
+               "stopped": self.stopped}
         _atomic_write(self.manifest_path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
 
     # ------------------------------------------------------------ reading what is recorded

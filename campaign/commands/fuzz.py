@@ -224,13 +224,15 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         rows[rec.run] = folder.record(rec, time.time())
         progress.update(rec.outcome.valid)
 
+    stop = _Stop()
     try:
-        with _Stop() as stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
+        with stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
             run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
                          fail_fast=fail_fast, strict=strict, mutant=mutant, on_record=on_record,
                          engine=engine, master=master, run_timeout=run_timeout,
                          skip=set(recorded), stopping=stop)
     finally:
+        folder.stopped = stop.signum is not None
         path = folder.compact(rows)
     summarize_campaign(out, path, list(rows.values()), kind_list, resumed=len(recorded))
     if stop.signum is not None:

@@ -233,3 +233,8 @@ def test_sigterm_stops_cleanly_keeping_every_finished_run(tmp_path: Path) -> Non
     assert 3 <= len(rows) < 24 and len({r["run"] for r in rows}) == len(rows)
     assert b"stopped by SIGTERM" in err and b"--resume" in err and b"Traceback" not in err
     assert not (out / "runs.log.jsonl").exists()
+    # a stopped campaign is not thrown away by the next command without --resume
+    again = subprocess.run([*TCMCHECK, "fuzz", "--runs", "24", "--seed", "7", "--kinds", "refine", "--out", str(out)],
+                           capture_output=True, text=True)
+    assert again.returncode == 2 and "unfinished campaign" in again.stderr
+    assert len(verdicts(out / "runs.parquet")) == len(rows)
