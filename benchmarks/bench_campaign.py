@@ -18,6 +18,7 @@ finish - first start), which leaves out process and Spark start-up. Run them one
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,8 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: scaling,spark,startup")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
+    # the numbers mean little on a busy machine: say how busy it was
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         if "scaling" not in skip:
@@ -73,6 +76,7 @@ def main() -> None:
             times = [spark_startup() for _ in range(3)]
             print(f"spark session start-up: {', '.join(f'{t:.1f}' for t in times)} s "
                   f"(median {sorted(times)[1]:.1f} s)")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
