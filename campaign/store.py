@@ -247,8 +247,16 @@ class CampaignDir:
             self._log = None
         for row in self._log_rows():
             rows.setdefault(row["run"], row)
-        ordered = [{c: rows[r].get(c) for c in COLUMNS} for r in sorted(rows)]
-        table = pa.Table.from_pylist(ordered, schema=schema())
+        # a column a run record gained that this module does not know yet (e.g. `fix`) is kept,
+        # as text, rather than dropped
+        extra = sorted({k for row in rows.values() for k in row} - set(COLUMNS) - {"dir"})
+        full = schema()
+        for name in extra:
+            full = full.append(pa.field(name, pa.string()))
+        ordered = [{**{c: rows[r].get(c) for c in COLUMNS},
+                    **{c: None if rows[r].get(c) is None else str(rows[r][c]) for c in extra}}
+                   for r in sorted(rows)]
+        table = pa.Table.from_pylist(ordered, schema=full)
         tmp = self.out / f".{TABLE}.{os.getpid()}.tmp"
         pq.write_table(table, tmp)
         os.replace(tmp, self.table_path)

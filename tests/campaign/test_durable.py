@@ -238,3 +238,15 @@ def test_sigterm_stops_cleanly_keeping_every_finished_run(tmp_path: Path) -> Non
                            capture_output=True, text=True)
     assert again.returncode == 2 and "unfinished campaign" in again.stderr
     assert len(verdicts(out / "runs.parquet")) == len(rows)
+
+
+def test_a_column_the_run_record_gains_is_kept_and_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another option (say --fix NAME) may add a column to RunRecord.row: the table keeps it and
+    the report groups failures by it."""
+    real = RunRecord.row
+    monkeypatch.setattr(RunRecord, "row", lambda self, replay: {**real(self, replay), "fix": "two-epoch-cancel"})
+    run(capsys, "fuzz", "--runs", "2", "--kinds", "refine", "--workers", "1", "--out", str(tmp_path))
+    assert pq.read_table(tmp_path / "runs.parquet").column("fix").to_pylist() == ["two-epoch-cancel"] * 2
+    status, js, _ = run(capsys, "report", str(tmp_path), "--json")
+    assert json.loads(js)["groups"] == {"fix two-epoch-cancel": {"runs": 2, "failed": 0, "causes": {}}}
