@@ -236,9 +236,10 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         path = folder.compact(rows)
     summarize_campaign(out, path, list(rows.values()), kind_list, resumed=len(recorded))
     if stop.signum is not None:
+        import shlex
         import signal
 
-        command = " ".join(["tcmcheck", "fuzz", *sys.argv[2:]]) if sys.argv[1:2] == ["fuzz"] else "the same command"
+        command = shlex.join(["tcmcheck", "fuzz", *sys.argv[2:]]) if sys.argv[1:2] == ["fuzz"] else "the same command"
         resume_hint = command if "--resume" in command else f"{command} --resume"
         click.echo(f"stopped by {signal.Signals(stop.signum).name} after {len(rows)} of {runs} runs; "
                    f"continue with: {resume_hint}", err=True)
