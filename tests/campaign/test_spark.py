@@ -108,3 +108,24 @@ def test_check_history_on_spark_reports_like_the_local_checker(
     text = capsys.readouterr().out
     main(["check-history", str(path), "--model", "kv"])
     assert capsys.readouterr().out.splitlines()[0] == text.splitlines()[0]
+
+
+@pytest.mark.spark
+def test_a_spark_worker_that_dies_costs_only_its_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from campaign import spark
+
+    # a task body that kills its Python worker on run 1; made outside any importable module so
+    # that Spark ships it by value to the executors
+    ns: dict[str, object] = {"__name__": "tcmcheck_test_shipped"}
+    exec("def killer(tasks, run_timeout):\n"
+         "    import os, signal\n"
+         "    from campaign.spark import _run_chunk as real\n"
+         "    for t in tasks:\n"
+         "        if t[0] == 1:\n"
+         "            os.kill(os.getpid(), signal.SIGKILL)\n"
+         "        yield from real(iter([t]), run_timeout)\n", ns)
+    monkeypatch.setattr(spark, "_run_chunk", ns["killer"])
+    records = F.run_campaign(4, 0, kinds=("refine",), engine="spark", workers=2)
+    assert [r.run for r in records] == [0, 1, 2, 3]
+    assert records[1].outcome.cause is not None and records[1].outcome.cause.startswith("worker died: ")
+    assert all(r.outcome.cause is None or "worker died" not in r.outcome.cause for r in records if r.run != 1)
