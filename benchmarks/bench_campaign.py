@@ -31,7 +31,12 @@ TCMCHECK = [sys.executable, "-m", "campaign"]
 
 
 def campaign(out: Path, seconds: float, seed: int, *extra: str) -> tuple[int, float, float]:
-    """(runs, runs per second, wall seconds of the whole command)."""
+    """(runs, runs per second, wall seconds of the whole command); also prints the runs per
+    CPU-second of the command and its workers, which a busy machine does not change: when
+    2 workers give as many runs per CPU-second as 1, the missing speed-up is missing CPU."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     subprocess.run([*TCMCHECK, "fuzz", "--runs", "1000000", "--seed", str(seed), "--max-seconds", str(seconds),
                     "--out", str(out), *extra], check=False, stdout=subprocess.DEVNULL)
@@ -39,6 +44,10 @@ def campaign(out: Path, seconds: float, seed: int, *extra: str) -> tuple[int, fl
     t = pq.read_table(out / "runs.parquet").to_pydict()
     first = min(f - d for f, d in zip(t["finished_at"], t["duration_s"], strict=True))
     span = max(t["finished_at"]) - first
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"  ({' '.join(extra)}: {len(t['run'])} runs in {cpu:.0f} CPU-seconds: "
+          f"{len(t['run']) / cpu:.1f} runs per CPU-second)")
     return len(t["run"]), len(t["run"]) / span, wall
 
 
