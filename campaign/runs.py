@@ -63,13 +63,21 @@ class RunRecord:
     duration_s: float
     failure: str | None = None
     """JSON text of the failure document when the run is invalid (see `failure_doc`)."""
+    coverage: str = "{}"
+    """JSON text: what the case exercised (`coverage`), for the report's coverage plots."""
 
     def row(self, replay: str) -> dict[str, Any]:
         o = self.outcome
         return {"run": self.run, "kind": self.kind, "seed": self.seed, "valid": o.valid,
                 "cause": o.cause, "final_epoch": o.final_epoch, "steps": o.steps,
                 "counters_json": json.dumps(dict(o.counters), sort_keys=True),
+                "coverage_json": self.coverage, "mutant": self.mutant,
                 "replay": replay, "duration_s": self.duration_s}
+
+    def replay(self) -> str:
+        """The command that regenerates this run from its seed (it works from any folder)."""
+        mutant = f" --mutant {self.mutant}" if self.mutant else ""
+        return f"tcmcheck replay --kind {self.kind} --seed {self.seed}{mutant}"
 
 
 # ---------------------------------------------------------------- one run
@@ -127,7 +135,49 @@ def run_one(kind: str, seed: int, *, run: int = 0, mutant: str | None = None) ->
                           counters=(), details=json.dumps({"error": str(e)}))
     failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant), sort_keys=True, indent=1)
     return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
-                     duration_s=round(time.monotonic() - started, 4), failure=failure)
+                     duration_s=round(time.monotonic() - started, 4), failure=failure,
+                     coverage=json.dumps(coverage(kind, case), sort_keys=True))
+
+
+def error_record(run: int, kind: str, seed: int, mutant: str | None, cause: str,
+                 duration_s: float) -> RunRecord:
+    """A run that gave no verdict: its worker died or it ran past its time limit. It is still a
+    failing row with a failure file (the case regenerated from the seed), so that it is replayed
+    like any other failure: a hang or an out-of-memory is a finding too."""
+    case = generate_case(kind, seed)
+    outcome = Outcome(valid=False, cause=cause, final_epoch=0, steps=0, counters=(),
+                      details=json.dumps({"error": cause}))
+    return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
+                     duration_s=round(duration_s, 4),
+                     failure=json.dumps(failure_doc(kind, seed, case, outcome, mutant), sort_keys=True, indent=1),
+                     coverage=json.dumps(coverage(kind, case), sort_keys=True))
+
+
+def coverage(kind: str, case: dict[str, Any]) -> dict[str, Any]:
+    """What a case exercises, counted from the case alone (deterministic): transformation kinds
+    (refine: the steps; sim: the topology submissions and schema ops), and for sim the fault kinds
+    present. The report plots these to show what a campaign covered."""
+    kinds: dict[str, int] = {}
+    faults: dict[str, int] = {}
+    if kind == "refine":
+        steps = case.get("transformations", [])
+    else:
+        steps = [s.get("transformation", {}) for s in case.get("submissions", [])]
+        f = case.get("faults", {})
+        for name in ("loss", "duplicate", "reorder"):
+            if f.get(name):
+                faults[name] = 1
+        for p in f.get("partitions", []):
+            key = "partition (isolate)" if "isolate" in p else "partition (split)"
+            faults[key] = faults.get(key, 0) + 1
+        if f.get("crashes"):
+            faults["crash"] = len(f["crashes"])
+        for w in case.get("workloads", []):
+            kinds["SCHEMA_CHANGE"] = kinds.get("SCHEMA_CHANGE", 0) + int(w.get("count", 0))
+    for t in steps:
+        name = str(t.get("kind", "?"))
+        kinds[name] = kinds.get(name, 0) + 1
+    return {"transformations": dict(sorted(kinds.items())), "faults": dict(sorted(faults.items()))}
 
 
 def failure_doc(kind: str, seed: int, case: dict[str, Any], outcome: Outcome,

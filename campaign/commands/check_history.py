@@ -44,6 +44,9 @@ EXIT = {True: 0, False: 1, "unknown": 3}
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML timeline of the history and the verdict.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="spark: check each key's part of the history as a Spark task (campaign/spark.py).")
+@click.option("--master", default=None, help="Spark master URL (default: embedded local[*]); implies --engine spark.")
 def check_history(
     file: Path,
     model_name: str | None,
@@ -52,6 +55,8 @@ def check_history(
     max_states: int,
     html_out: Path | None,
     as_json: bool,
+    engine: str = "local",
+    master: str | None = None,
 ) -> int:
     """Check that the history in FILE is linearizable (Jepsen-style, WGL search)."""
     if not math.isfinite(timeout) or timeout <= 0:
@@ -71,9 +76,17 @@ def check_history(
         operations = load_operations(parsed, model)
     except BadInput as e:
         raise in_file(e, file) from None
-    verdict = check_operations(
-        model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
-    )
+    if engine == "spark" or master is not None:
+        from campaign.spark import check_history_spark
+
+        verdict = check_history_spark(
+            model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,
+            timeout=timeout, max_states=max_states, master=master,
+        )
+    else:
+        verdict = check_operations(
+            model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
+        )
     if html_out is not None:
         from checkers.linearizability.html import render_html
 

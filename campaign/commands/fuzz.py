@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -39,93 +40,249 @@ def check_mutant(mutant: str | None) -> str | None:
     return mutant
 
 
+PROGRESS_EVERY_S = 10.0
+"""Without a terminal, one progress line this often (a log file, CI)."""
+
+
+def check_seed_range(runs: int, seed: int) -> None:
+    """Run seeds are int64 in runs.parquet: refuse a campaign whose last run seed would not fit,
+    before any run starts."""
+    from campaign.fuzz import run_seed
+    from campaign.store import INT64_MAX
+
+    if seed < 0:
+        raise BadInput(f"--seed: expected a non-negative seed, got {seed}")
+    last = run_seed(seed, runs - 1)
+    if last > INT64_MAX:
+        raise BadInput(f"--seed: {seed} is too large: run {runs - 1} would have seed {last}, past the "
+                       f"64-bit limit of runs.parquet (largest campaign seed for {runs} runs: "
+                       f"{(INT64_MAX - (runs - 1)) // 1_000_003})")
+
+
+class _Stop:
+    """SIGINT/SIGTERM set a flag: the campaign stops giving out runs, keeps what finished,
+    writes runs.parquet and exits 130/143 (a second signal ends it at once)."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    def __call__(self) -> bool:
+        return self.signum is not None
+
+
+class _Progress:
+    """A rich live bar on a terminal (runs, failures, runs/s, time left), else a line on stderr
+    every PROGRESS_EVERY_S seconds."""
+
+    def __init__(self, total: int, done: int, failed: int = 0) -> None:
+        import time
+
+        self.total, self.done, self.failed, self.started_with = total, done, failed, done
+        self.t0 = self.last_line = time.monotonic()
+        self.bar: Any = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(TextColumn("fuzz"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]} runs/s"),
+                                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.task = self.bar.add_task("fuzz", total=total, completed=done, failed=failed, rate="-")
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def update(self, valid: bool) -> None:
+        import time
+
+        self.done += 1
+        self.failed += not valid
+        now = time.monotonic()
+        rate = (self.done - self.started_with) / max(now - self.t0, 1e-9)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done, failed=self.failed, rate=f"{rate:.1f}")
+        elif now - self.last_line >= PROGRESS_EVERY_S:
+            self.last_line = now
+            left = (self.total - self.done) / rate if rate > 0 else float("inf")
+            click.echo(f"fuzz: {self.done}/{self.total} runs, {self.failed} failed, {rate:.1f} runs/s, "
+                       f"about {left:.0f} s left", err=True)
+
+
 @click.command(name="fuzz")
 @click.option("--runs", type=int, default=1000, show_default=True, help="Number of runs.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Campaign seed: run i has seed SEED * 1000003 + i.")
-@click.option("--workers", type=int, default=None, help="Worker processes (default: CPU count).")
+@click.option("--workers", type=int, default=None,
+              help="Worker processes, or Spark local[W] (default: CPU count; more only with --force-workers).")
+@click.option("--force-workers", is_flag=True, default=False, help="Allow --workers above the CPU count.")
 @click.option("--kinds", default="sim,refine", show_default=True,
               help="Run kinds, comma-separated, alternating: sim, refine.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="fuzz-out",
               show_default=True, help="Output directory (runs.parquet, failures/).")
+@click.option("--resume", is_flag=True, default=False,
+              help="Continue the campaign in --out: run only the runs it has not recorded.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="local: worker processes; spark: each run a Spark task (embedded local[W] or --master).")
+@click.option("--master", default=None, help="Spark master URL (spark://HOST:PORT, yarn, ...); implies --engine spark.")
+@click.option("--spark-ui", is_flag=True, default=False, help="Keep the embedded Spark web UI on (off by default).")
+@click.option("--run-timeout", type=float, default=300.0, show_default=True,
+              help="Seconds one run may take before it is stopped and recorded as a timeout.")
 @click.option("--max-seconds", type=float, default=None,
               help="Stop starting runs after this many seconds (the rows then depend on timing).")
-@click.option("--fail-fast", is_flag=True, default=False, help="Stop at the first failing run.")
+@click.option("--fail-fast", is_flag=True, default=False,
+              help="Stop at the first new failure (a known finding does not stop it, unless --strict).")
 @click.option("--strict", is_flag=True, default=False,
               help="Fail on known findings too (campaign/known_findings.py); by default they are "
                    "reported apart and only new failures make the exit status 1.")
 @click.option("--mutant", default=None,
               help="Run against a deliberately broken impl (reject-create-table), to see the "
                    "campaign catch a bug.")
-def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
+def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
+         resume: bool, engine: str, master: str | None, spark_ui: bool, run_timeout: float,
          max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
-    from campaign.fuzz import RunRecord, cause_class, replay_command, run_campaign, write_outputs
-    from campaign.known_findings import known_finding
+    import math
+    import time
+
+    from campaign.fuzz import RunRecord, run_campaign
+    from campaign.store import CampaignDir
 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
-    if seed < 0:
-        raise BadInput(f"--seed: expected a non-negative seed, got {seed}")
+    check_seed_range(runs, seed)
+    cpus = os.cpu_count() or 1
     if workers is None:
-        workers = os.cpu_count() or 1
+        workers = cpus
     if workers < 1:
         raise BadInput(f"--workers: expected at least 1 worker, got {workers}")
-    if max_seconds is not None and max_seconds <= 0:
+    if workers > cpus and not force_workers:
+        click.echo(f"tcmcheck: note: --workers {workers} capped at the {cpus} CPUs here "
+                   "(--force-workers to insist)", err=True)
+        workers = cpus
+    if max_seconds is not None and not (max_seconds > 0 and math.isfinite(max_seconds)):
         raise BadInput(f"--max-seconds: expected a positive number, got {max_seconds}")
+    if not (run_timeout > 0 and math.isfinite(run_timeout)):
+        raise BadInput(f"--run-timeout: expected a positive number of seconds, got {run_timeout}")
     kind_list = parse_kinds(kinds)
     check_mutant(mutant)
+    if master is not None:
+        engine = "spark"
+    if engine == "spark":
+        from campaign.spark import check_java, under_spark_submit
+
+        if not under_spark_submit():
+            check_java()
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise BadInput(f"--out: {out} exists and is not a directory")
+    folder = CampaignDir(out)
+    params = {"runs": runs, "seed": seed, "kinds": list(kind_list), "mutant": mutant}
+    recorded = folder.prepare(params, resume=resume)  # every output check, before any run
+    recorded = {r: row for r, row in recorded.items() if r < runs}
+    if engine == "spark":
+        from campaign import spark
 
-    progress = None
-    task = None
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
+        spark.session(master, parallelism=workers, ui=spark_ui)
+        click.echo(f"tcmcheck: Spark started in {spark.STARTUP_SECONDS or 0:.1f} s", err=True)
 
-        progress = Progress(TextColumn("fuzz"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True)
-        task = progress.add_task("fuzz", total=runs, failed=0)
-    failed = 0
+    rows = dict(recorded)
 
     def on_record(rec: RunRecord) -> None:
-        nonlocal failed
-        failed += not rec.outcome.valid
-        if progress is not None and task is not None:
-            progress.update(task, advance=1, failed=failed)
+        rows[rec.run] = folder.record(rec, time.time())
+        progress.update(rec.outcome.valid)
 
-    if progress is not None:
-        with progress:
-            records = run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
-                                   fail_fast=fail_fast, mutant=mutant, on_record=on_record)
-    else:
-        records = run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
-                               fail_fast=fail_fast, mutant=mutant, on_record=on_record)
-    path = write_outputs(out, records)
-    failing = [r for r in records if not r.outcome.valid]
-    known = {id(r): known_finding(cause_class(r.outcome.cause)) for r in failing}
-    new = [r for r in failing if known[id(r)] is None]
-    per_kind = ", ".join(f"{k} {sum(1 for r in records if r.kind == k)}" for k in kind_list)
-    click.echo(f"{len(records)} runs ({per_kind}), {len(failing)} failed "
-               f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
-    for rec in new:
-        click.echo(f"FAIL {rec.kind} seed {rec.seed}: {rec.outcome.cause}")
-        click.echo(f"  {replay_command(out, rec)}")
-    findings = {f.id: f for f in known.values() if f is not None}
-    for finding_id, finding in sorted(findings.items()):
-        hits = [r for r in failing if known[id(r)] is finding]
-        click.echo(f"KNOWN {finding_id}: {len(hits)} runs, e.g. {replay_command(out, hits[0])}")
-        click.echo(f"  {finding.summary}")
+    stop = _Stop()
+    try:
+        with stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
+            run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
+                         fail_fast=fail_fast, strict=strict, mutant=mutant, on_record=on_record,
+                         engine=engine, master=master, run_timeout=run_timeout,
+                         skip=set(recorded), stopping=stop)
+    finally:
+        folder.stopped = stop.signum is not None
+        path = folder.compact(rows)
+    summarize_campaign(out, path, list(rows.values()), kind_list, resumed=len(recorded))
+    if stop.signum is not None:
+        import shlex
+        import signal
+
+        command = shlex.join(["tcmcheck", "fuzz", *sys.argv[2:]]) if sys.argv[1:2] == ["fuzz"] else "the same command"
+        resume_hint = command if "--resume" in command else f"{command} --resume"
+        click.echo(f"stopped by {signal.Signals(stop.signum).name} after {len(rows)} of {runs} runs; "
+                   f"continue with: {resume_hint}", err=True)
+        return 128 + stop.signum
+    failing = [r for r in rows.values() if not r["valid"]]
+    new = [r for r in failing if _known(r) is None]
     return 1 if new or (strict and failing) else 0
 
 
-__all__ = ["fuzz", "parse_kinds", "check_mutant"]
+def _known(row: dict[str, Any]) -> Any:
+    from campaign.known_findings import known_finding
+    from campaign.shrink import cause_class
+
+    return known_finding(cause_class(row["cause"]))
+
+
+def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds: tuple[str, ...],
+                       *, resumed: int = 0) -> None:
+    """One line for the campaign, then one block per cause class: count, first seed and the
+    command that replays it (its failure file), known findings apart with their explanation."""
+    from campaign.shrink import cause_class
+
+    rows = sorted(rows, key=lambda r: r["run"])
+    failing = [r for r in rows if not r["valid"]]
+    new = [r for r in failing if _known(r) is None]
+    per_kind = ", ".join(f"{k} {sum(1 for r in rows if r['kind'] == k)}" for k in kinds)
+    again = f", {resumed} of them from before --resume" if resumed else ""
+    click.echo(f"{len(rows)} runs ({per_kind}{again}), {len(failing)} failed "
+               f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
+    classes: dict[str, list[dict[str, Any]]] = {}
+    for r in failing:
+        classes.setdefault(cause_class(r["cause"]), []).append(r)
+    order = sorted(classes.items(), key=lambda kv: (_known(kv[1][0]) is not None, -len(kv[1]), kv[0]))
+    for cls, hits in order:
+        first = hits[0]
+        finding = _known(first)
+        tag = f"KNOWN {finding.id}" if finding is not None else "FAIL"
+        where = out / first["failure_file"] if first.get("failure_file") else None
+        command = f"tcmcheck replay {where}" if where is not None else first["replay"]
+        click.echo(f"{tag}: {len(hits)} × {cls} (first: {first['kind']} seed {first['seed']})")
+        click.echo(f"  {command}")
+        if finding is not None:
+            click.echo(f"  {finding.summary}")
+
+
+__all__ = ["fuzz", "parse_kinds", "check_mutant", "check_seed_range", "summarize_campaign"]

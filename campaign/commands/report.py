@@ -1,8 +1,11 @@
-"""`tcmcheck report DIR [--json]`: a summary of a campaign's `DIR/runs.parquet`.
+"""`tcmcheck report DIR... [--json] [--html OUT] [--engine local|spark]`: one or many campaigns.
 
-Runs and failures per kind, then each failure with its cause and replay command. `--json`
-prints the same as one JSON object. Exit 0 (the report itself is not a verdict); 2 when the
-directory holds no readable runs.parquet.
+Runs and failures per kind, failures grouped by cause class, then each failure with its cause and
+replay command; `--json` prints the same as one JSON object; `--html OUT` writes a
+self-contained page with plots (campaign/html_report.py). `--engine spark` reads and tallies the
+runs.parquet files as Spark tasks (campaign/aggregate.py: both engines give the same summary).
+Exit 0 (the report itself is not a verdict); 2 when a folder holds no readable runs.parquet of
+the expected columns and types (checked for every folder before anything is read in full).
 """
 
 from __future__ import annotations
@@ -17,52 +20,79 @@ from campaign.errors import BadInput
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from campaign.shrink import cause_class
+    from campaign.aggregate import Tally
 
-    kinds: dict[str, dict[str, Any]] = {}
-    causes: dict[str, int] = {}
-    for r in rows:
-        k = kinds.setdefault(r["kind"], {"runs": 0, "failed": 0, "seconds": 0.0})
-        k["runs"] += 1
-        k["failed"] += not r["valid"]
-        k["seconds"] = round(k["seconds"] + (r["duration_s"] or 0.0), 3)
-        if not r["valid"]:
-            key = cause_class(r["cause"])
-            causes[key] = causes.get(key, 0) + 1
-    from campaign.known_findings import known_finding
+    return Tally.of(rows).summary()
 
-    failures = []
-    for r in rows:
-        if not r["valid"]:
-            finding = known_finding(cause_class(r["cause"]))
-            failures.append({"run": r["run"], "kind": r["kind"], "seed": r["seed"], "cause": r["cause"],
-                             "replay": r["replay"], "known": finding.id if finding else None})
-    return {"runs": len(rows), "failed": len(failures), "kinds": dict(sorted(kinds.items())),
-            "causes": dict(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "failures": failures}
+
+def _check_out(html_out: Path | None) -> None:
+    if html_out is None:
+        return
+    if html_out.is_symlink() or html_out.is_dir():
+        raise BadInput(f"--html: {html_out} is a directory or a symlink; name a new file")
+    if not html_out.parent.is_dir():
+        raise BadInput(f"--html: cannot write {html_out}: no directory {html_out.parent}")
 
 
 @click.command(name="report")
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directories", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, default=False, help="Machine-readable output.")
-def report(directory: str, as_json: bool) -> int:
-    """Summarize a fuzzing campaign's results (DIR/runs.parquet)."""
-    from campaign.fuzz import COLUMNS, read_runs
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a self-contained HTML page with plots to this file.")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
+              help="Tally in this process, or as Spark tasks (embedded local[*], or --master).")
+@click.option("--master", default=None, help="Spark master URL; implies --engine spark.")
+def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, engine: str,
+           master: str | None) -> int:
+    """Summarize fuzzing campaigns (each DIR/runs.parquet), optionally as an HTML page."""
+    from campaign.store import TABLE, check_schema, read_table
 
-    path = Path(directory) / "runs.parquet"
-    if not path.is_file():
-        raise BadInput(f"{directory}: no runs.parquet (run tcmcheck fuzz --out {directory} first)")
-    try:
-        rows = read_runs(path)
-    except Exception as e:  # noqa: BLE001 (pyarrow raises several types for a damaged file)
-        raise BadInput(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
-    if rows and set(COLUMNS) - set(rows[0]):
-        raise BadInput(f"{path}: missing columns {sorted(set(COLUMNS) - set(rows[0]))}")
-    s = summarize(rows)
+    paths = []
+    for d in directories:
+        path = Path(d) / TABLE
+        if not path.is_file():
+            raise BadInput(f"{d}: no runs.parquet (run tcmcheck fuzz --out {d} first)")
+        check_schema(path)
+        paths.append(path)
+    _check_out(html_out)
+    if master is not None:
+        engine = "spark"
+    if engine == "spark":
+        from campaign.spark import tally_spark
+
+        s = tally_spark([str(p) for p in paths], list(directories), master=master)
+    else:
+        from campaign.aggregate import Tally
+
+        tally = Tally()
+        for d, path in zip(directories, paths, strict=True):
+            rows = read_table(path).to_pylist()
+            for r in rows:
+                r["dir"] = d
+            tally.merge(Tally.of(rows))
+        s = tally.summary()
+    base = {d: Path(d) for d in directories}
+    if html_out is not None:
+        from campaign.html_report import render
+
+        page = render(s, list(directories), base)
+        try:
+            html_out.write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise BadInput(f"--html: cannot write {html_out}: {e.strerror}") from None
     if as_json:
         click.echo(json.dumps(s, indent=2, sort_keys=True))
         return 0
-    click.echo(f"{s['runs']} runs, {s['failed']} failed")
+    _print(s, directories, base)
+    if html_out is not None:
+        click.echo(f"report written to {html_out}")
+    return 0
+
+
+def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path]) -> None:
+    from campaign.html_report import replay_of
+
+    click.echo(f"{s['runs']} runs, {s['failed']} failed" + (f" in {len(directories)} campaigns" if len(directories) > 1 else ""))
     for kind, k in s["kinds"].items():
         click.echo(f"  {kind}: {k['runs']} runs, {k['failed']} failed, {k['seconds']:.1f} s of work")
     if s["causes"]:
@@ -73,9 +103,9 @@ def report(directory: str, as_json: bool) -> int:
         click.echo("failures:")
         for f in s["failures"]:
             tag = f" [known: {f['known']}]" if f["known"] else ""
-            click.echo(f"  {f['kind']} seed {f['seed']}: {f['cause']}{tag}")
-            click.echo(f"    {f['replay']}")
-    return 0
+            where = f"{f['dir']}: " if len(directories) > 1 else ""
+            click.echo(f"  {where}{f['kind']} seed {f['seed']}: {f['cause']}{tag}")
+            click.echo(f"    {replay_of(f, base)}")
 
 
 __all__ = ["report", "summarize"]

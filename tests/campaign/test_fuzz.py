@@ -29,7 +29,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def verdict_rows(out: Path) -> list[dict[str, Any]]:
     rows = pq.read_table(out / "runs.parquet").to_pylist()
-    return [{k: v for k, v in r.items() if k != "duration_s"} for r in rows]
+    return [{k: v for k, v in r.items() if k not in F.TIMING_COLUMNS} for r in rows]
 
 
 # ---------------------------------------------------------------- generation
@@ -106,20 +106,23 @@ def test_an_engine_bug_is_caught_and_every_failure_replays_with_its_printed_comm
     status, out, _ = run(capsys, "fuzz", "--runs", "4", "--seed", "0", "--kinds", "sim",
                          "--workers", "2", "--mutant", "reject-create-table")
     assert status == 1
+    # one block per cause class: its count, first seed and the command that replays it
     commands = [line.strip() for line in out.splitlines() if line.startswith("  tcmcheck replay ")]
-    assert commands and len(commands) == out.count("FAIL ")
-    for command in commands:
-        path = command.split()[-1]
-        assert Path(path).is_file()
-        status, verdict, _ = run(capsys, "replay", path)
+    assert commands and len(commands) == out.count("FAIL: ")
+    assert "FAIL: 4 × logs: unjustified-rejection (first: sim seed 0)" in out
+    rows = verdict_rows(tmp_path / "fuzz-out")
+    files = [f"tcmcheck replay fuzz-out/{r['failure_file']}" for r in rows if not r["valid"]]
+    assert set(commands) <= set(files)
+    for command in files + [r["replay"] for r in rows if not r["valid"]]:
+        assert command.startswith("tcmcheck replay ")
+        status, verdict, _ = run(capsys, *command.split()[1:])
         assert status == 1
         assert json.loads(verdict)["valid"] is False
         assert json.loads(verdict)["mutant"] == "reject-create-table"
     # the same seed against the real engine is valid: the failure was the mutant's
     assert run(capsys, "replay", "--kind", "sim", "--seed", "0")[0] == 0
-    rows = verdict_rows(tmp_path / "fuzz-out")
     assert {r["seed"] for r in rows if not r["valid"]} == {
-        int(Path(c.split()[-1]).stem.split("-")[1]) for c in commands}
+        int(Path(f).stem.split("-")[1]) for f in files}
 
 
 def test_refine_catches_impl_refusing_what_the_spec_accepts() -> None:

@@ -31,7 +31,7 @@ def test_known_findings_pass_a_campaign_unless_strict(tmp_path: Path, capsys: py
     args = ["fuzz", "--kinds", "refine", "--runs", "42", "--workers", "1", "--out", str(tmp_path)]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "KNOWN cancel-after-mid" in out and "FAIL " not in out
+    assert "KNOWN cancel-after-mid" in out and "FAIL:" not in out
     assert main([*args, "--strict"]) == 1
 
 
@@ -39,4 +39,4 @@ def test_a_new_failure_still_fails_the_campaign(tmp_path: Path, capsys: pytest.C
     args = ["fuzz", "--kinds", "sim", "--runs", "4", "--workers", "1", "--out", str(tmp_path),
             "--mutant", "reject-create-table"]
     assert main(args) == 1
-    assert "FAIL sim" in capsys.readouterr().out
+    assert "FAIL: 4 × logs: unjustified-rejection (first: sim seed 0)" in capsys.readouterr().out

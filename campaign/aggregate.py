@@ -1,0 +1,124 @@
+"""What `tcmcheck report` says about one or many campaigns, computed by merging partial tallies.
+
+`Tally.of(rows)` counts one batch of runs.parquet rows; `merge` adds two tallies. The local
+report folds every row into one tally; the Spark report (`campaign.spark.tally_spark`) makes a
+tally per partition on the executors and merges them, so both engines give the same summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from campaign.shrink import cause_class
+
+MAX_FAILURE_ROWS = 100_000
+"""Failing rows kept for the listing (a campaign with more is broken in one way anyway)."""
+
+
+def group_of(row: dict[str, Any]) -> str:
+    """The impl variant a run tested: its mutant and/or fix (columns that may be absent)."""
+    parts = [f"mutant {row['mutant']}" if row.get("mutant") else "", f"fix {row['fix']}" if row.get("fix") else ""]
+    return " + ".join(p for p in parts if p) or "as specified"
+
+
+def _add(into: dict[Any, Any], key: Any, n: float = 1) -> None:
+    into[key] = into.get(key, 0) + n
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.kinds: dict[str, list[float]] = {}  # kind -> [runs, failed, seconds]
+        self.causes: dict[str, int] = {}
+        self.groups: dict[str, list[int]] = {}  # mutant/fix -> [runs, failed]
+        self.group_causes: dict[tuple[str, str], int] = {}
+        self.transformations: dict[tuple[str, str], int] = {}  # (run kind, transformation kind)
+        self.faults: dict[str, int] = {}  # fault kind -> runs with it
+        self.steps: dict[tuple[str, int], int] = {}  # (run kind, steps) -> runs
+        self.per_second: dict[int, int] = {}  # unix second a run finished -> runs
+        self.failures: list[dict[str, Any]] = []
+
+    @classmethod
+    def of(cls, rows: Iterable[dict[str, Any]]) -> Tally:
+        t = cls()
+        for r in rows:
+            t.add(r)
+        return t
+
+    def add(self, r: dict[str, Any]) -> None:
+        failed = not r["valid"]
+        k = self.kinds.setdefault(r["kind"], [0, 0, 0.0])
+        k[0] += 1
+        k[1] += failed
+        k[2] += r.get("duration_s") or 0.0
+        group = group_of(r)
+        g = self.groups.setdefault(group, [0, 0])
+        g[0] += 1
+        g[1] += failed
+        _add(self.steps, (r["kind"], int(r.get("steps") or 0)))
+        if r.get("finished_at") is not None:
+            _add(self.per_second, int(r["finished_at"]))
+        try:
+            cov = json.loads(r.get("coverage_json") or "{}")
+        except ValueError:
+            cov = {}
+        if isinstance(cov, dict):
+            for name, n in (cov.get("transformations") or {}).items():
+                _add(self.transformations, (r["kind"], str(name)), int(n))
+            for name in cov.get("faults") or {}:
+                _add(self.faults, str(name))
+        if failed:
+            cls = cause_class(r["cause"])
+            _add(self.causes, cls)
+            _add(self.group_causes, (group, cls))
+            if len(self.failures) < MAX_FAILURE_ROWS:
+                self.failures.append({c: r.get(c) for c in ("dir", "run", "kind", "seed", "cause", "replay",
+                                                             "failure_file", "mutant", "fix")})
+
+    def merge(self, other: Tally) -> Tally:
+        for kind, (runs, failed, seconds) in other.kinds.items():
+            k = self.kinds.setdefault(kind, [0, 0, 0.0])
+            k[0] += runs
+            k[1] += failed
+            k[2] += seconds
+        for group, (runs, failed) in other.groups.items():
+            g = self.groups.setdefault(group, [0, 0])
+            g[0] += runs
+            g[1] += failed
+        for mine, theirs in ((self.causes, other.causes), (self.group_causes, other.group_causes),
+                             (self.transformations, other.transformations), (self.faults, other.faults),
+                             (self.steps, other.steps), (self.per_second, other.per_second)):
+            for key, n in theirs.items():
+                _add(mine, key, n)
+        self.failures.extend(other.failures[:MAX_FAILURE_ROWS - len(self.failures)])
+        return self
+
+    def summary(self) -> dict[str, Any]:
+        """Plain JSON data, the same whatever order the rows were tallied in."""
+        from campaign.known_findings import known_finding
+
+        failures = sorted(self.failures, key=lambda f: (f.get("dir") or "", f["run"]))
+        for f in failures:
+            finding = known_finding(cause_class(f["cause"]))
+            f["known"] = finding.id if finding else None
+        runs = sum(int(k[0]) for k in self.kinds.values())
+        return {
+            "runs": runs,
+            "failed": sum(int(k[1]) for k in self.kinds.values()),
+            "kinds": {kind: {"runs": int(k[0]), "failed": int(k[1]), "seconds": round(k[2], 3)}
+                      for kind, k in sorted(self.kinds.items())},
+            "causes": dict(sorted(self.causes.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "groups": {g: {"runs": v[0], "failed": v[1],
+                           "causes": {c: n for (gg, c), n in sorted(self.group_causes.items()) if gg == g}}
+                       for g, v in sorted(self.groups.items())},
+            "coverage": {
+                "transformations": {kind: {t: n for (k, t), n in sorted(self.transformations.items()) if k == kind}
+                                    for kind in sorted(self.kinds)},
+                "faults": dict(sorted(self.faults.items())),
+                "steps": {kind: {str(s): n for (k, s), n in sorted(self.steps.items()) if k == kind}
+                          for kind in sorted(self.kinds)},
+            },
+            "per_second": {str(s): n for s, n in sorted(self.per_second.items())},
+            "failures": failures,
+        }

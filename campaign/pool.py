@@ -1,0 +1,142 @@
+"""The local engine: runs on worker processes that may die or hang without ending the campaign.
+
+Why not `concurrent.futures.ProcessPoolExecutor`: when one of its workers dies (killed, out of
+memory) every pending future fails with BrokenProcessPool, and it cannot stop one run that is
+past its time limit. Here each worker is a process with its own pipe; the main process waits on
+the pipes and the processes' sentinels, so a dead worker turns its one run into an error row
+(`worker died: SIGKILL`), a run past `run_timeout` is killed and becomes a timeout row, and a
+fresh worker takes the slot.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import time
+from collections.abc import Callable, Iterable
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from campaign.runs import RunRecord, error_record, run_one
+
+Task = tuple[int, str, int, str | None]
+"""(run, kind, seed, mutant)"""
+
+
+def work(task: Task) -> RunRecord:
+    run, kind, seed, mutant = task
+    return run_one(kind, seed, run=run, mutant=mutant)
+
+
+def _worker_main(conn: Connection) -> None:
+    # Ctrl-C reaches the whole process group: the main process decides what stops, not us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return  # the main process is gone
+        try:
+            conn.send(work(task))
+        except (BrokenPipeError, OSError):
+            return
+
+
+def signal_name(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return signal.Signals(-exitcode).name
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit status {exitcode}"
+
+
+class _Worker:
+    def __init__(self, ctx: Any) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: Task | None = None
+        self.started = 0.0
+
+    def give(self, task: Task) -> None:
+        self.task, self.started = task, time.monotonic()
+        self.conn.send(task)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+def run_pool(tasks: Iterable[Task], *, workers: int, keep: Callable[[RunRecord], bool],
+             stopping: Callable[[], bool] = lambda: False, run_timeout: float | None = None) -> None:
+    """Run every task on `workers` processes, calling `keep(record)` in the main process as each
+    finishes; stop giving out tasks once `keep` returns False or `stopping()` is true (runs in
+    flight are then abandoned: a resumed campaign runs them again)."""
+    ctx = mp.get_context("fork")  # why fork: a worker starts in milliseconds, with the code loaded
+    pool = [_Worker(ctx) for _ in range(workers)]
+    queue = iter(tasks)
+    going = True
+    try:
+        while True:
+            if going and not stopping():
+                for w in pool:
+                    if w.task is None:
+                        nxt = next(queue, None)
+                        if nxt is None:
+                            break
+                        w.give(nxt)
+            busy = [w for w in pool if w.task is not None]
+            if not busy or stopping():
+                return
+            timeout = 0.5
+            if run_timeout is not None:
+                first_deadline = min(w.started for w in busy) + run_timeout
+                timeout = max(0.0, min(timeout, first_deadline - time.monotonic()))
+            wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=timeout)
+            for i, w in enumerate(pool):
+                if w.task is None:
+                    continue
+                rec = _collect(w, run_timeout)
+                if rec is None:
+                    continue
+                if w.task is not None:  # died or timed out: a fresh worker takes the slot
+                    w.kill()
+                    pool[i] = _Worker(ctx)
+                going = keep(rec) and going
+    finally:
+        for w in pool:
+            w.kill()
+
+
+def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
+    """The worker's record if it has one; an error record if it died or ran out of time (and
+    `w.task` stays set so the caller replaces it); None if it is still working."""
+    assert w.task is not None
+    run, kind, seed, mutant = w.task
+    if w.conn.poll():
+        try:
+            rec: RunRecord = w.conn.recv()
+            w.task = None
+            return rec
+        except (EOFError, OSError):
+            pass  # it died while answering
+    elapsed = time.monotonic() - w.started
+    if not w.proc.is_alive():
+        w.proc.join()
+        return error_record(run, kind, seed, mutant, f"worker died: {signal_name(w.proc.exitcode)}", elapsed)
+    if run_timeout is not None and elapsed >= run_timeout:
+        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s", elapsed)
+    return None
+
+
+def run_inline(tasks: Iterable[Task], *, keep: Callable[[RunRecord], bool],
+               stopping: Callable[[], bool] = lambda: False) -> None:
+    """One worker, in this process (what tests and debuggers want); no time limit."""
+    for task in tasks:
+        if stopping() or not keep(work(task)):
+            return

@@ -1,0 +1,308 @@
+"""A campaign's folder, written as runs finish so that a killed campaign loses only runs in flight.
+
+    OUT/campaign.json      what the campaign is (runs, seed, kinds, mutant) and the failure files
+                           it wrote: written first, before any run, so a bad --out fails at once
+    OUT/runs.log.jsonl     one JSON row per finished run, appended and flushed as each finishes
+    OUT/failures/*.json    one failure file per failing run, written as it finishes
+    OUT/runs.parquet       the table, compacted from the log (and an earlier runs.parquet when
+                           resuming) at the end; the log is then removed
+
+Files the user put in OUT (or OUT/failures) are never deleted or overwritten: a new campaign
+removes only what `campaign.json` says an earlier one wrote, a failure file whose name is taken
+gets a numbered name instead, and a symlinked runs.parquet, log or failures/ is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from campaign.errors import BadInput
+from campaign.runs import RunRecord
+
+MANIFEST = "campaign.json"
+LOG = "runs.log.jsonl"
+TABLE = "runs.parquet"
+FAILURES = "failures"
+
+COLUMNS = ("run", "kind", "seed", "valid", "cause", "final_epoch", "steps", "counters_json",
+           "coverage_json", "mutant", "replay", "failure_file", "duration_s", "finished_at")
+TIMING_COLUMNS = ("duration_s", "finished_at")
+"""The only columns that differ between two campaigns of the same command (wall clock)."""
+
+INT64_MAX = 2**63 - 1
+
+
+def schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("run", pa.int64()), ("kind", pa.string()), ("seed", pa.int64()),
+                      ("valid", pa.bool_()), ("cause", pa.string()), ("final_epoch", pa.int64()),
+                      ("steps", pa.int64()), ("counters_json", pa.string()),
+                      ("coverage_json", pa.string()), ("mutant", pa.string()),
+                      ("replay", pa.string()), ("failure_file", pa.string()),
+                      ("duration_s", pa.float64()), ("finished_at", pa.float64())])
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write via a temporary file and rename: a kill never leaves half a file, and `replace`
+    swaps a path without following a symlink someone put there."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+class CampaignDir:
+    """One campaign's output folder (see the module doc)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.failures = out / FAILURES
+        self.log_path = out / LOG
+        self.table_path = out / TABLE
+        self.manifest_path = out / MANIFEST
+        self.params: dict[str, Any] = {}
+        self.failure_files: list[str] = []
+        self.stopped = False
+        """Set when a signal stopped the campaign: a new campaign here then needs --resume."""
+        self._log: Any = None
+
+    # ------------------------------------------------------------ opening
+
+    def prepare(self, params: dict[str, Any], *, resume: bool) -> dict[int, dict[str, Any]]:
+        """Check and create the folder before any run; return the rows already recorded (by run)
+        when resuming, else remove what an earlier campaign here wrote and return {}.
+
+        Every problem is a `BadInput` naming the path: not a folder, not writable, a symlink where
+        a campaign file goes, someone else's runs.parquet, an unfinished campaign without
+        `--resume`, or `--resume` with other parameters."""
+        out = self.out
+        if resume and not (self.manifest_path.is_file() or self.manifest_path.is_symlink()):
+            raise BadInput(f"--resume: {out} holds no campaign to resume (no {MANIFEST})")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise BadInput(f"--out: {out} exists and is not a directory") from None
+        except NotADirectoryError:
+            raise BadInput(f"--out: {out}: a parent of it is a file, not a directory") from None
+        except OSError as e:
+            raise BadInput(f"--out: cannot create {out}: {e.strerror}") from None
+        if not out.is_dir():
+            raise BadInput(f"--out: {out} is not a directory")
+        for p in (self.table_path, self.failures, self.log_path, self.manifest_path):
+            if p.is_symlink():
+                raise BadInput(f"--out: {p} is a symlink; tcmcheck writes only real files there "
+                               "(remove it or choose another --out)")
+        if self.failures.exists() and not self.failures.is_dir():
+            raise BadInput(f"--out: {self.failures} exists and is not a directory")
+        previous = self._read_manifest()
+        if resume:
+            if previous is None:
+                raise BadInput(f"--resume: {out} holds no campaign to resume (no {MANIFEST})")
+            self._check_same(previous.get("params", {}), params)
+            self.params = dict(previous["params"])
+            self.params["runs"] = params["runs"]
+            self.failure_files = [str(f) for f in previous.get("failure_files", [])]
+            rows = self._recorded_rows()
+            self.failure_files = sorted(set(self.failure_files)
+                                        | {r["failure_file"].split("/", 1)[1] for r in rows.values()
+                                           if r.get("failure_file")})
+        else:
+            if previous is None and self.table_path.exists():
+                raise BadInput(f"--out: {self.table_path} was not written by a tcmcheck campaign "
+                               "(no campaign.json beside it); remove it or choose another --out")
+            if previous is not None and (self.log_path.exists() or previous.get("stopped")):
+                raise BadInput(f"--out: {out} holds an unfinished campaign (killed or stopped); "
+                               "continue it with --resume, or choose another --out")
+            if previous is not None:
+                self._remove_previous(previous)
+            self.params = dict(params)
+            self.failure_files = []
+            rows = {}
+        try:
+            self.failures.mkdir(exist_ok=True)
+            self._write_manifest()
+            self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 (kept open for the campaign)
+        except OSError as e:
+            raise BadInput(f"--out: cannot write in {out}: {e.strerror}") from None
+        return rows
+
+    def _read_manifest(self) -> dict[str, Any] | None:
+        if not self.manifest_path.exists():
+            return None
+        try:
+            doc = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            raise BadInput(f"--out: {self.manifest_path} is not a campaign file tcmcheck wrote; "
+                           "remove it or choose another --out") from None
+        if not isinstance(doc, dict) or doc.get("tcmcheck_campaign") != 1 or not isinstance(doc.get("params"), dict):
+            raise BadInput(f"--out: {self.manifest_path} is not a campaign file tcmcheck wrote; "
+                           "remove it or choose another --out")
+        return doc
+
+    @staticmethod
+    def _check_same(before: dict[str, Any], now: dict[str, Any]) -> None:
+        for key in sorted(set(before) | set(now)):
+            if key == "runs":
+                continue
+            if before.get(key) != now.get(key):
+                raise BadInput(f"--resume: the campaign was started with {key} {before.get(key)!r}, "
+                               f"not {now.get(key)!r}; run the same command with --resume")
+
+    def _remove_previous(self, previous: dict[str, Any]) -> None:
+        """Remove exactly the files an earlier campaign here says it wrote (never a user's)."""
+        names = {str(f) for f in previous.get("failure_files", [])}
+        for name in names:
+            path = self.failures / name
+            if path.parent == self.failures and path.is_file() and not path.is_symlink():
+                path.unlink()
+        for path in (self.table_path, self.log_path):
+            if path.is_file():
+                path.unlink()
+
+    def _write_manifest(self) -> None:
+        doc = {"tcmcheck_campaign": 1, "params": self.params, "failure_files": sorted(self.failure_files),
+               "stopped": self.stopped}
+        _atomic_write(self.manifest_path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+
+    # ------------------------------------------------------------ reading what is recorded
+
+    def _log_rows(self) -> Iterable[dict[str, Any]]:
+        if not self.log_path.exists():
+            return
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.endswith("\n"):
+                    return  # the last line of a killed campaign, cut mid-write: not recorded
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(row, dict) and isinstance(row.get("run"), int):
+                    yield row
+
+    def _recorded_rows(self) -> dict[int, dict[str, Any]]:
+        rows: dict[int, dict[str, Any]] = {}
+        if self.table_path.exists():
+            import pyarrow.parquet as pq
+
+            try:
+                for row in pq.read_table(self.table_path).to_pylist():
+                    rows[int(row["run"])] = row
+            except Exception as e:  # noqa: BLE001 (pyarrow raises several types for a damaged file)
+                raise BadInput(f"--resume: {self.table_path} is not readable ({type(e).__name__})") from None
+        for row in self._log_rows():
+            rows.setdefault(row["run"], row)
+        if self.log_path.exists():
+            self._drop_torn_tail()
+        return rows
+
+    def _drop_torn_tail(self) -> None:
+        """Cut a half-written last line so that appending starts on a fresh line."""
+        data = self.log_path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with open(self.log_path, "r+b") as f:
+                f.truncate(data.rfind(b"\n") + 1)
+
+    # ------------------------------------------------------------ writing
+
+    def record(self, rec: RunRecord, finished_at: float) -> dict[str, Any]:
+        """Write the run's failure file (if it failed) and append its row to the log."""
+        failure_file = None
+        if rec.failure is not None:
+            name = self._failure_name(rec)
+            _atomic_write(self.failures / name, (rec.failure + "\n").encode())
+            self.failure_files.append(name)
+            failure_file = f"{FAILURES}/{name}"
+        row = rec.row(rec.replay())
+        row["failure_file"] = failure_file
+        row["finished_at"] = round(finished_at, 3)
+        self._log.write(json.dumps(row, sort_keys=True) + "\n")
+        self._log.flush()  # in the OS's hands now: a SIGKILL of this process no longer loses it
+        return row
+
+    def _failure_name(self, rec: RunRecord) -> str:
+        base = f"{rec.kind}-{rec.seed}"
+        name = f"{base}.json"
+        n = 0
+        taken = set(self.failure_files)
+        while (self.failures / name).exists() or (self.failures / name).is_symlink():
+            if name in taken:  # ours from an earlier session of this campaign: same run, rewrite
+                break
+            n += 1
+            name = f"{base}.{n}.json"
+        return name
+
+    def compact(self, rows: dict[int, dict[str, Any]]) -> Path:
+        """Write runs.parquet from every recorded row (sorted by run), then drop the log."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        for row in self._log_rows():
+            rows.setdefault(row["run"], row)
+        # a column a run record gained that this module does not know yet (e.g. `fix`) is kept,
+        # as text, rather than dropped
+        extra = sorted({k for row in rows.values() for k in row} - set(COLUMNS) - {"dir"})
+        full = schema()
+        for name in extra:
+            full = full.append(pa.field(name, pa.string()))
+        ordered = [{**{c: rows[r].get(c) for c in COLUMNS},
+                    **{c: None if rows[r].get(c) is None else str(rows[r][c]) for c in extra}}
+                   for r in sorted(rows)]
+        table = pa.Table.from_pylist(ordered, schema=full)
+        tmp = self.out / f".{TABLE}.{os.getpid()}.tmp"
+        pq.write_table(table, tmp)
+        os.replace(tmp, self.table_path)
+        self._write_manifest()
+        if self.log_path.is_file():
+            self.log_path.unlink()
+        return self.table_path
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+OPTIONAL_COLUMNS = ("coverage_json", "mutant", "failure_file", "finished_at")
+"""Columns campaigns written before durable campaigns lack; a report does without them."""
+
+
+def check_schema(path: Path) -> None:
+    """BadInput naming the problem in one line unless `path` is a runs.parquet with every column
+    of the right type: not Parquet, a missing column, a column of the wrong type (a table
+    written by something else). Reads the footer only."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        got = pq.read_schema(path)
+    except Exception as e:  # noqa: BLE001 (pyarrow raises several types for a damaged file)
+        raise BadInput(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
+    missing = [c for c in COLUMNS if c not in got.names and c not in OPTIONAL_COLUMNS]
+    if missing:
+        raise BadInput(f"{path}: missing columns {missing}")
+    for field in schema():
+        if field.name in got.names:
+            t = got.field(field.name).type
+            # a column of nulls only (e.g. no run failed) may have the null type: nothing wrong
+            if t != field.type and not pa.types.is_null(t):
+                raise BadInput(f"{path}: column {field.name} has type {t}, expected {field.type}")
+
+
+def read_table(path: Path) -> Any:
+    """A checked runs.parquet as a pyarrow Table (BadInput if it is not one)."""
+    import pyarrow.parquet as pq
+
+    check_schema(path)
+    try:
+        return pq.read_table(path)
+    except Exception as e:  # noqa: BLE001 (a damaged body behind a good footer)
+        raise BadInput(f"{path}: not a readable Parquet file ({type(e).__name__})") from None

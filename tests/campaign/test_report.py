@@ -1,0 +1,151 @@
+"""`tcmcheck report DIR... [--html OUT]`: many campaigns at once, a self-contained page with
+plots (checked in headless Chromium), and a runs.parquet of the wrong shape refused in one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from campaign.cli import main
+from campaign.html_report import NEW
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A campaign against the mutant (failures of both kinds) and one against the real impl."""
+    base = tmp_path_factory.mktemp("campaigns")
+    mutant, real = base / "mutant", base / "real"
+    assert main(["fuzz", "--runs", "6", "--seed", "0", "--workers", "1", "--out", str(mutant),
+                 "--mutant", "reject-create-table"]) == 1
+    # refine run 29 of campaign seed 0 meets the known cancel-after-mid finding
+    assert main(["fuzz", "--runs", "30", "--seed", "0", "--workers", "1", "--kinds", "refine", "--out", str(real)]) == 0
+    return mutant, real
+
+
+class Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.plots: list[str] = []
+        self.svgs = 0
+        self.external: list[str] = []
+        self.scripts = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "figure" and a.get("data-plot"):
+            self.plots.append(a["data-plot"] or "")
+        self.svgs += tag == "svg"
+        self.scripts += tag == "script"
+        for name in ("src", "href", "xlink:href"):
+            value = a.get(name)
+            if value and not value.startswith("#"):
+                self.external.append(value)
+
+
+def test_the_html_page_holds_every_plot_and_nothing_external(
+        campaigns: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mutant, real = campaigns
+    page_path = tmp_path / "r.html"
+    status, out, _ = run(capsys, "report", str(mutant), str(real), "--html", str(page_path))
+    assert status == 0 and f"report written to {page_path}" in out
+    page = Page()
+    page.feed(page_path.read_text())
+    for plot in ("causes", "groups", "transformations", "steps", "faults", "rate"):
+        assert plot in page.plots
+    assert page.plots.count("timeline") == 2  # a sim and a refine counterexample
+    assert page.svgs >= len(page.plots)
+    assert (page.external, page.scripts) == ([], 0)
+    text = page_path.read_text()
+    assert "mutant reject-create-table" in text and "as specified" in text  # failures by mutant
+    assert "logs: unjustified-rejection" in text and NEW in text
+
+
+def test_report_of_many_campaigns_adds_them_up(campaigns: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    mutant, real = campaigns
+    status, js, _ = run(capsys, "report", str(mutant), str(real), "--json")
+    s = json.loads(js)
+    assert status == 0 and s["runs"] == 36
+    assert s["groups"]["mutant reject-create-table"]["runs"] == 6
+    assert s["groups"]["as specified"] == {"runs": 30, "failed": 1, "causes": {
+        "quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)": 1}}
+    assert sum(s["coverage"]["transformations"]["refine"].values()) > 0
+    assert {f["dir"] for f in s["failures"]} == {str(mutant), str(real)}
+    status, text, _ = run(capsys, "report", str(mutant), str(real))
+    assert text.startswith("36 runs, ") and "in 2 campaigns" in text
+    assert f"tcmcheck replay {mutant / 'failures'}" in text
+
+
+def test_a_report_without_the_newer_columns_still_works(campaigns: tuple[Path, Path], tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A campaign written before coverage, mutant, failure_file and finished_at existed (and
+    before --fix added a column): the report does without them."""
+    table = pq.read_table(campaigns[0] / "runs.parquet").drop(["coverage_json", "mutant", "failure_file", "finished_at"])
+    (tmp_path / "old").mkdir()
+    pq.write_table(table, tmp_path / "old" / "runs.parquet")
+    status, _, _ = run(capsys, "report", str(tmp_path / "old"), "--html", str(tmp_path / "old.html"))
+    assert status == 0
+    page = Page()
+    page.feed((tmp_path / "old.html").read_text())
+    assert "rate" in page.plots and "causes" in page.plots
+
+
+@pytest.mark.parametrize(("column", "value", "expected"), [
+    ("valid", pa.array(["yes"] * 6), "column valid has type string, expected bool"),
+    ("seed", pa.array([1.5] * 6), "column seed has type double, expected int64"),
+    ("cause", pa.array([7] * 6), "column cause has type int64, expected string"),
+])
+def test_a_runs_parquet_with_the_right_columns_but_wrong_types_exits_2_in_one_line(
+        column: str, value: pa.Array, expected: str, campaigns: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    table = pq.read_table(campaigns[0] / "runs.parquet")
+    table = table.set_column(table.column_names.index(column), column, value)
+    pq.write_table(table, tmp_path / "runs.parquet")
+    html = tmp_path / "r.html"
+    status, out, err = run(capsys, "report", str(tmp_path), "--html", str(html))
+    assert (status, out) == (2, "")
+    assert err == f"tcmcheck: error: {tmp_path / 'runs.parquet'}: {expected}\n"
+    assert not html.exists()
+
+
+def test_report_html_to_a_missing_folder_exits_2_before_reading(campaigns: tuple[Path, Path], tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "report", str(campaigns[0]), "--html", str(tmp_path / "no" / "r.html"))
+    assert status == 2 and "--html: cannot write" in err
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs headless Chromium at /usr/bin/chromium")
+def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path], tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    page_path = tmp_path / "r.html"
+    assert run(capsys, "report", str(campaigns[0]), "--html", str(page_path))[0] == 0
+    flags = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([*flags, "--dump-dom", page_path.as_uri()], check=True, capture_output=True,
+                         text=True, timeout=120).stdout
+    rendered = Page()
+    rendered.feed(dom)
+    assert {"causes", "groups", "transformations", "steps", "faults", "rate", "timeline"} <= set(rendered.plots)
+    assert rendered.svgs >= 7 and rendered.external == []
+    shot = tmp_path / "shot.png"
+    subprocess.run([*flags, "--window-size=1100,900", f"--screenshot={shot}", page_path.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    from tests.checkers.linearizability.test_html import _has_colour
+
+    # the new failures' bars (NEW) are drawn in the first screenful
+    assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
