@@ -58,6 +58,12 @@ class SequentialModel:
       `lambda s: step(s, op)`: the search calls it in its inner loop (a test checks they agree).
     - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
       search (the log's); the search still runs after a violation, to find evidence.
+    - `needs(op)` and `reaches(op, state)`: optional, for pruning by value. `needs(op)` is the
+      one state in which an ok op can be linearized (a read: its output; a swapping cas: its
+      expected value), None if several. `reaches(op, state)` is False only if `op` can never
+      turn another state into `state` (a write of another value). With both, the search
+      abandons a configuration as soon as an op that must still be linearized needs a state
+      that no op left can produce: on unique-value histories most dead ends end there.
     """
 
     name: str
@@ -70,6 +76,8 @@ class SequentialModel:
     read_only: frozenset[str] = field(default=frozenset())
     fast_check: Callable[[Sequence[Operation], Any, Hashable], PartitionResult] | None = None
     compile_op: Callable[[Operation], Callable[[Any], Any]] | None = None
+    needs: Callable[[Operation], Any] | None = None
+    reaches: Callable[[Operation, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -142,6 +150,31 @@ def _never(state: Any) -> Any:
     return None
 
 
+def _needs(op: Operation) -> tuple[Any] | None:
+    """The state an ok read or ok cas must see (registers and kv)."""
+    if op.ret is None:
+        return None
+    if op.f in ("read", "get"):
+        return (op.output,)
+    if op.f == "cas":
+        return (op.input[0],)
+    return None
+
+
+def _reaches(op: Operation, state: Any) -> bool:
+    """May `op` turn a state other than `state` into `state`? (registers and kv)"""
+    f = op.f
+    if f in ("write", "put"):
+        return state == (op.input,)
+    if f == "cas":
+        return state == (op.input[1],)
+    if f == "append":
+        # current + suffix == state: only a non-empty suffix changes the state
+        value = state[0]
+        return bool(op.input) and isinstance(value, str) and value.endswith(op.input)
+    return False  # reads change nothing
+
+
 _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
     "read": _compile_read,
     "get": _compile_read,
@@ -169,6 +202,8 @@ REGISTER = SequentialModel(
     functions=frozenset({"read", "write"}),
     compile_op=_compiler(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
+    needs=_needs,
+    reaches=_reaches,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
 
@@ -181,6 +216,8 @@ CAS_REGISTER = SequentialModel(
     functions=frozenset({"read", "write", "cas"}),
     compile_op=_compiler(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
+    needs=_needs,
+    reaches=_reaches,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
 
@@ -213,6 +250,8 @@ KV = SequentialModel(
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
     compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
+    needs=_needs,
+    reaches=_reaches,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

@@ -66,10 +66,11 @@ before the deadline to give its memory back in time, so "unknown" comes within t
 class _Deepest:
     """The deepest point a search reached so far: what an unfinished search can still show."""
 
-    __slots__ = ("depth", "order", "states", "failing")
+    __slots__ = ("depth", "order", "states", "failing", "furthest")
 
     def __init__(self) -> None:
         self.depth = -1
+        self.furthest = -1  # rank of the furthest return some configuration could not pass
         self.order: tuple[int, ...] = ()  # op ids, in linearization order
         self.states: tuple[Any, ...] = ()
         self.failing: int | None = None  # op id
@@ -258,109 +259,238 @@ def _search(
     if n == 0:
         return PartitionResult(key=key, operations=ops, valid=True)
         yield 0  # unreachable: makes this function a generator
-    # Events in real-time order. An op with unknown outcome returns after everything (its
-    # effect may come at any time after its call); those returns keep their calls' order.
-    # Paired histories have distinct positions; should a call and a return share one (ops
-    # built by hand), the call goes first: intervals are closed, so ops that touch overlap.
-    events: list[tuple[float, int, int, bool]] = []
+    # Events in real-time order. Paired histories have distinct positions; should a call and
+    # a return share one (ops built by hand), the call goes first: intervals are closed, so
+    # ops that touch overlap. Only ops with a known outcome enter the linked list; an op with
+    # unknown outcome (info) has no return: it is a candidate from its call on, forever.
+    events: list[tuple[float, int, int]] = []
     for j, o in enumerate(ops):
-        events.append((o.call, 0, j, True))
-        events.append((float("inf"), o.call, j, False) if o.ret is None else (o.ret, 1, j, False))
+        events.append((o.call, 0, j))
+        if o.ret is not None:
+            events.append((o.ret, 1, j))
     events.sort()
-    size = 2 * n + 2  # 0 is the head, size - 1 the tail
+    size = len(events) - sum(o.ret is None for o in ops) + 2  # 0 is the head, size - 1 the tail
     tail = size - 1
     nxt = list(range(1, size + 1))
     prv = list(range(-1, size - 1))
     code = [0] * size  # j >= 0: the call of op j; ~j < 0: its return
     match = [0] * size  # call entry -> its return entry
+    rank = [0] * size  # an entry's place among all events
+    rank[tail] = len(events)
+    code[tail] = ~n  # a return, of no op
     call_entry = [0] * n
-    for pos, (_, _, j, is_call) in enumerate(events, start=1):
-        if is_call:
-            code[pos] = j
-            call_entry[j] = pos
-        else:
+    info: list[int] = []  # info ops in call order, and the rank of each one's call
+    info_rank: list[int] = []
+    pos = 0
+    for r, (_, is_return, j) in enumerate(events):
+        if ops[j].ret is None:
+            info.append(j)
+            info_rank.append(r)
+            continue
+        pos += 1
+        rank[pos] = r
+        if is_return:
             code[pos] = ~j
             match[call_entry[j]] = pos
+        else:
+            code[pos] = j
+            call_entry[j] = pos
+    n_info = len(info)
     steps = [model.stepper(o) for o in ops]
     bits = [1 << j for j in range(n)]
-    state: Any = model.init
-    linearized = 0
-    stack: list[tuple[int, Any]] = []
-    cache: set[tuple[int, Any]] = set()
-    best_depth = -1
+    info_steps = [steps[j] for j in info]
+    info_bits_of = [bits[j] for j in info]
+    # Two info ops alike (same f, key and input) are interchangeable once both are called:
+    # the later one is tried only after the earlier one is linearized.
+    twin = [0] * n_info
+    alike: dict[Hashable, int] = {}
+    for k, j in enumerate(info):
+        o = ops[j]
+        try:
+            twin[k] = alike.get((o.f, o.key, o.input), 0)
+            alike[(o.f, o.key, o.input)] = bits[j]
+        except TypeError:  # an unhashable input (ops built by hand): no twin
+            pass
     # A read that fits the current state is linearized at once, with no alternative tried:
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
     forced = [o.f in model.read_only for o in ops]
+    producers = _Producers(model, ops, bits)
+    doomed: list[int | None] = [None] * n
+    state: Any = model.init
+    ok_bits = 0
+    info_bits = 0
+    not_info = -1  # ~info_bits
+    stack: list[tuple[int, Any]] = []  # (entry, state before); an info op's entry is size + k
+    # The memo: (ok ops linearized, state) -> the sets of info ops linearized with them. A
+    # configuration is dominated by one seen with the same ok ops and state and fewer info ops
+    # (an info op may also never take effect, so what one completes, the other does too).
+    memo: dict[tuple[int, Any], list[int]] = {}
+    entries = 0
+    best_depth = -1
+    furthest = -1  # rank of the furthest return some configuration could not pass
     countdown = SLICE
     entry = nxt[0]
-    while nxt[0] != tail:
+    scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
+    limit = 0
+    found = False
+    while True:
         countdown -= 1
         if not countdown:
             countdown = SLICE
-            yield len(cache)
-        j = code[entry]
-        if j >= 0:
-            new_state = steps[j](state)
-            if new_state is None:
-                entry = nxt[entry]
+            yield entries
+        failing = -1
+        if scan < 0:
+            j = code[entry]
+            if j >= 0:
+                new_state = steps[j](state)
+                if new_state is None:
+                    need = doomed[j]
+                    if need is None:
+                        need = doomed[j] = producers.of(j)
+                    if need < 0 or need & ~ok_bits & not_info:
+                        entry = nxt[entry]
+                        continue
+                    # no op left can produce the state this op needs: a dead end
+                    failing = j
+                else:
+                    memo_key = (ok_bits | bits[j], new_state)
+                    seen = memo.get(memo_key)
+                    fresh = True
+                    if seen is None:
+                        memo[memo_key] = [info_bits]
+                    else:
+                        for b in seen:
+                            if not b & not_info:
+                                fresh = False
+                                break
+                        else:
+                            seen.append(info_bits)
+                    if fresh:
+                        entries += 1
+                        stack.append((entry, state))
+                        state = new_state
+                        ok_bits = memo_key[0]
+                        # lift the op: its call and its return leave the list
+                        r = match[entry]
+                        p, q = prv[entry], nxt[entry]
+                        nxt[p] = q
+                        prv[q] = p
+                        p, q = prv[r], nxt[r]
+                        nxt[p] = q
+                        prv[q] = p
+                        entry = nxt[0]
+                        continue
+                    if not forced[j]:
+                        entry = nxt[entry]
+                        continue
+                    # a read that fits, whose continuation failed before: so does this one
+            elif entry == tail:
+                found = True
+                break
+            elif n_info:
+                scan = 0
+                limit = rank[entry]
                 continue
-            memo = (linearized | bits[j], new_state)
-            if memo not in cache:
-                cache.add(memo)
-                stack.append((entry, state))
-                state = new_state
-                linearized = memo[0]
-                # lift the op: its call and its return leave the list
-                r = match[entry]
-                p, q = prv[entry], nxt[entry]
-                nxt[p] = q
-                prv[q] = p
-                p, q = prv[r], nxt[r]
-                nxt[p] = q
-                prv[q] = p
-                entry = nxt[0]
-                continue
-            if not forced[j]:
-                entry = nxt[entry]
-                continue
-            # a read that fits, whose continuation failed before: so does this configuration
+            else:
+                failing = ~j
+                if rank[entry] > furthest:
+                    furthest = rank[entry]
         else:
-            # A return whose op is not linearized yet: the last choice was wrong.
+            # the ok ops are exhausted up to the return `entry`: try the info ops called before it
+            while scan < n_info and info_rank[scan] < limit:
+                b = info_bits_of[scan]
+                t = twin[scan]
+                if info_bits & b or (t and not info_bits & t):
+                    scan += 1
+                    continue
+                new_state = info_steps[scan](state)
+                if new_state is None:
+                    scan += 1
+                    continue
+                memo_key = (ok_bits, new_state)
+                with_it = info_bits | b
+                seen = memo.get(memo_key)
+                fresh = True
+                if seen is None:
+                    memo[memo_key] = [with_it]
+                else:
+                    for s in seen:
+                        if not s & ~with_it:
+                            fresh = False
+                            break
+                    else:
+                        seen.append(with_it)
+                if fresh:
+                    entries += 1
+                    stack.append((size + scan, state))
+                    state = new_state
+                    info_bits = with_it
+                    not_info = ~with_it
+                    scan = -1
+                    entry = nxt[0]
+                    break
+                scan += 1
+            if scan < 0:
+                continue
+            failing = ~code[entry]
+            if limit > furthest:
+                furthest = limit
+        if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
                 best_depth = deepest.depth = depth
-                deepest.failing = ops[~j].id
-                deepest.order = tuple(ops[code[e]].id for e, _ in stack)
+                deepest.failing = ops[failing].id
+                deepest.order = tuple(
+                    ops[code[e] if e < size else info[e - size]].id for e, _ in stack
+                )
                 deepest.states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
         # backtrack: undo the last choice, and the forced reads above it, then try the next
-        j = -1
+        scan = -1
         while stack:
-            entry, state = stack.pop()
-            j = code[entry]
-            linearized ^= bits[j]
+            e, state = stack.pop()
+            if e >= size:
+                k = e - size
+                info_bits ^= info_bits_of[k]
+                not_info = ~info_bits
+                scan = k + 1
+                entry = nxt[0]
+                while code[entry] >= 0:
+                    entry = nxt[entry]
+                limit = rank[entry]
+                break
+            j = code[e]
+            ok_bits ^= bits[j]
             # unlift: put the return back, then the call (reverse order of the lift)
-            r = match[entry]
+            r = match[e]
             nxt[prv[r]] = r
             prv[nxt[r]] = r
-            nxt[prv[entry]] = entry
-            prv[nxt[entry]] = entry
+            nxt[prv[e]] = e
+            prv[nxt[e]] = e
             if not forced[j]:
+                entry = nxt[e]
                 break
         else:
-            if j < 0 or forced[j]:
-                break  # nothing left to try
-        entry = nxt[entry]
-    if nxt[0] == tail:
-        order = tuple(code[e] for e, _ in stack)
-        states = tuple(s for _, s in stack[1:]) + (state,)
+            break  # nothing left to try
+    deepest.furthest = furthest
+    if found:
+        order = [code[e] if e < size else info[e - size] for e, _ in stack]
+        states = [s for _, s in stack[1:]] + ([state] if stack else [])
+        # info ops never linearized took effect last (as good as never: nothing observes it)
+        for k, j in enumerate(info):
+            if not info_bits & info_bits_of[k]:
+                after = info_steps[k](state)
+                if after is not None:
+                    state = after
+                order.append(j)
+                states.append(state)
         return PartitionResult(
             key=key,
             operations=ops,
             valid=True,
             linearization=tuple(ops[j].id for j in order),
-            states=states,
-            explored=len(cache),
+            states=tuple(states),
+            explored=entries,
         )
     return PartitionResult(
         key=key,
@@ -369,8 +499,37 @@ def _search(
         linearization=deepest.order,
         states=deepest.states,
         failing=deepest.failing,
-        explored=len(cache),
+        explored=entries,
     )
+
+
+class _Producers:
+    """Pruning by value: for an ok op that needs one state (`model.needs`), the ops of the part
+    that could produce it (`model.reaches`) as a bitset; -1 when the model cannot say."""
+
+    def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
+        self.needs = model.needs
+        self.reaches = model.reaches
+        self.ops = ops
+        self.bits = bits
+        self.changers = [j for j, o in enumerate(ops) if o.f not in model.read_only]
+        self.by_state: dict[Any, int] = {}
+
+    def of(self, j: int) -> int:
+        if self.needs is None or self.reaches is None:
+            return -1
+        need = self.needs(self.ops[j])
+        if need is None:
+            return -1
+        mask = self.by_state.get(need)
+        if mask is None:
+            reaches, ops, bits = self.reaches, self.ops, self.bits
+            mask = 0
+            for k in self.changers:
+                if reaches(ops[k], need):
+                    mask |= bits[k]
+            self.by_state[need] = mask
+        return mask & ~self.bits[j]
 
 
 # --- evidence for a violation ----------------------------------------------------------------
