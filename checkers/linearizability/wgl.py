@@ -66,11 +66,10 @@ before the deadline to give its memory back in time, so "unknown" comes within t
 class _Deepest:
     """The deepest point a search reached so far: what an unfinished search can still show."""
 
-    __slots__ = ("depth", "order", "states", "failing", "furthest")
+    __slots__ = ("depth", "order", "states", "failing")
 
     def __init__(self) -> None:
         self.depth = -1
-        self.furthest = -1  # rank of the furthest return some configuration could not pass
         self.order: tuple[int, ...] = ()  # op ids, in linearization order
         self.states: tuple[Any, ...] = ()
         self.failing: int | None = None  # op id
@@ -328,7 +327,8 @@ def _search(
     memo: dict[tuple[int, Any], list[int]] = {}
     entries = 0
     best_depth = -1
-    furthest = -1  # rank of the furthest return some configuration could not pass
+    furthest = -1  # the latest return (event position) some configuration could not pass
+    ret_pos = [-1 if o.ret is None else o.ret for o in ops]
     countdown = SLICE
     entry = nxt[0]
     scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
@@ -353,6 +353,11 @@ def _search(
                         continue
                     # no op left can produce the state this op needs: a dead end
                     failing = j
+                    e = entry
+                    while code[e] >= 0:
+                        e = nxt[e]
+                    if e != tail and ret_pos[~code[e]] > furthest:
+                        furthest = ret_pos[~code[e]]
                 else:
                     memo_key = (ok_bits | bits[j], new_state)
                     seen = memo.get(memo_key)
@@ -365,7 +370,7 @@ def _search(
                                 fresh = False
                                 break
                         else:
-                            seen.append(info_bits)
+                            _admit(seen, info_bits)
                     if fresh:
                         entries += 1
                         stack.append((entry, state))
@@ -394,8 +399,8 @@ def _search(
                 continue
             else:
                 failing = ~j
-                if rank[entry] > furthest:
-                    furthest = rank[entry]
+                if ret_pos[failing] > furthest:
+                    furthest = ret_pos[failing]
         else:
             # the ok ops are exhausted up to the return `entry`: try the info ops called before it
             while scan < n_info and info_rank[scan] < limit:
@@ -415,12 +420,13 @@ def _search(
                 if seen is None:
                     memo[memo_key] = [with_it]
                 else:
+                    without = ~with_it
                     for s in seen:
-                        if not s & ~with_it:
+                        if not s & without:
                             fresh = False
                             break
                     else:
-                        seen.append(with_it)
+                        _admit(seen, with_it)
                 if fresh:
                     entries += 1
                     stack.append((size + scan, state))
@@ -434,8 +440,8 @@ def _search(
             if scan < 0:
                 continue
             failing = ~code[entry]
-            if limit > furthest:
-                furthest = limit
+            if ret_pos[failing] > furthest:
+                furthest = ret_pos[failing]
         if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
@@ -472,7 +478,6 @@ def _search(
                 break
         else:
             break  # nothing left to try
-    deepest.furthest = furthest
     if found:
         order = [code[e] if e < size else info[e - size] for e, _ in stack]
         states = [s for _, s in stack[1:]] + ([state] if stack else [])
@@ -501,6 +506,14 @@ def _search(
         failing=deepest.failing,
         explored=entries,
     )
+
+
+def _admit(antichain: list[int], info_bits: int) -> None:
+    """Add a set of info ops that no set of `antichain` is part of; drop the sets it is part
+    of (they are dominated now): the list stays an antichain, as short as it can be."""
+    if len(antichain) > 1:
+        antichain[:] = [b for b in antichain if info_bits & ~b]
+    antichain.append(info_bits)
 
 
 class _Producers:
@@ -564,7 +577,11 @@ def _violation(
     minimal = False
     if minimize:
         window, minimal = shrink(
-            model, part.operations, deadline=_budget(deadline, minimize_budget), max_cache=max_cache
+            model,
+            part.operations,
+            deadline=_budget(deadline, minimize_budget),
+            max_cache=max_cache,
+            stuck_at=part.stuck_at,
         )
     return LinearizabilityEvidence(
         model=model.name,
@@ -587,12 +604,14 @@ def _budget(deadline: float | None, seconds: float) -> float:
 
 class _Work:
     """What the shrinking trials have spent, against their budgets (deterministic: memo
-    entries, not seconds; the deadline is only a safety net)."""
+    entries, not seconds; the deadline is only a safety net). A trial asked twice is answered
+    from memory."""
 
     def __init__(self, deadline: float, max_cache: int) -> None:
         self.deadline = deadline
         self.left = SHRINK_STATES
         self.trial_cap = min(SHRINK_TRIAL_STATES, max_cache)
+        self.known: dict[tuple[tuple[int, bool], ...], bool] = {}
 
     @property
     def exhausted(self) -> bool:
@@ -603,16 +622,35 @@ class _Work:
         kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
         if model.fast_check is not None:
             return model.fast_check(kept, model.init, None).valid is False
+        trial = tuple((o.id, o.ret is None) for o in kept)
+        answer = self.known.get(trial)
+        if answer is None:
+            answer = self.known[trial] = self._search(model, kept)
+        return answer
+
+    def _search(self, model: SequentialModel, kept: list[Operation]) -> bool:
         if self.exhausted:
             return False
-        cap = min(self.trial_cap, self.left)
-        result = search(model, kept, deadline=self.deadline, max_cache=cap)
+        result = search(model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left))
         self.left -= max(result.explored, 1)
         return result.valid is False
 
 
 def _as_info(o: Operation) -> Operation:
     return o if o.ret is None else evolve(o, ret=None, output=None, ret_time=None)
+
+
+class _Relaxed(dict[int, Operation]):
+    """Each op relaxed to unknown outcome once, however many trials relax it."""
+
+    def __missing__(self, key: int) -> Operation:
+        raise KeyError(key)
+
+    def of(self, o: Operation) -> Operation:
+        relaxed = self.get(o.id)
+        if relaxed is None:
+            relaxed = self[o.id] = _as_info(o)
+        return relaxed
 
 
 def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
@@ -625,12 +663,20 @@ def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]
 
 
 def shrink(
-    model: SequentialModel, operations: Sequence[Operation], *, deadline: float, max_cache: int
+    model: SequentialModel,
+    operations: Sequence[Operation],
+    *,
+    deadline: float,
+    max_cache: int,
+    stuck_at: int | None = None,
 ) -> tuple[tuple[Operation, ...], bool]:
     """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
-    First the shortest failing prefix (binary search on the cut: a prefix of a linearizable
-    history is linearizable, with its open ops as info). Then delta debugging (ddmin) on the
+    First the shortest failing prefix: a prefix of a linearizable history is linearizable, with
+    its open ops as info. The search that found the violation knows where to look: every op
+    returning before `stuck_at` was linearized by some order, so the cut there is tried first,
+    then a binary search on the later cuts if it passes (on all cuts without `stuck_at`).
+    Then delta debugging (ddmin) on the
     ops that remain, where an op left out of the window is not deleted but *relaxed* to an
     unknown outcome (it may have taken effect at any time after its call, or never). So the
     window fails whatever the other ops did, which keeps the writes a failing read depends on
@@ -643,6 +689,11 @@ def shrink(
     work = _Work(deadline, max_cache)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
+    if stuck_at is not None and stuck_at in cuts:
+        first = cuts.index(stuck_at)
+        if first < hi and work.fails(model, truncate(ops, cuts[first])):
+            hi = first
+        lo = first
     while lo < hi and not work.exhausted:
         mid = (lo + hi) // 2
         if work.fails(model, truncate(ops, cuts[mid])):
@@ -654,9 +705,10 @@ def shrink(
         if work.fails(model, candidate):
             ops = candidate
     window = list(ops)
+    relaxed_op = _Relaxed()
 
     def fails_without(drop: set[int]) -> bool:
-        trial = [_as_info(o) if o.id in drop else o for o in ops]
+        trial = [relaxed_op.of(o) if o.id in drop else o for o in ops]
         trial = [o for o in trial if o.id not in drop or o.f not in model.read_only]
         return work.fails(model, trial)
 
