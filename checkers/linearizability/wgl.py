@@ -63,6 +63,9 @@ FREE_SECONDS_PER_STATE = 4e-7
 """Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
 before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
 
+_NO_CHAIN = object()
+
+
 class _Deepest:
     """The deepest point a search reached so far: what an unfinished search can still show."""
 
@@ -324,7 +327,14 @@ def _search(
     # The memo: (ok ops linearized, state) -> the sets of info ops linearized with them. A
     # configuration is dominated by one seen with the same ok ops and state and fewer info ops
     # (an info op may also never take effect, so what one completes, the other does too).
-    memo: dict[tuple[int, Any], list[int]] = {}
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    # A chain of info ops is useful only if the ok op right after it sees the difference (a
+    # write after it would leave the same state with or without it, so drop the chain: the
+    # info ops never took effect). Every linearization can be put in that form, so the search
+    # tries an ok op after a chain only if its outcome from the chain's start differs;
+    # `chain` is that start (`_NO_CHAIN` outside a chain), `chains` one per info frame.
+    chain: Any = _NO_CHAIN
+    chains: list[Any] = []
     entries = 0
     best_depth = -1
     furthest = -1  # the latest return (event position) some configuration could not pass
@@ -359,6 +369,9 @@ def _search(
                     if e != tail and ret_pos[~code[e]] > furthest:
                         furthest = ret_pos[~code[e]]
                 else:
+                    if chain is not _NO_CHAIN and steps[j](chain) == new_state:
+                        entry = nxt[entry]  # blind to the chain: tried before the chain
+                        continue
                     memo_key = (ok_bits | bits[j], new_state)
                     seen = memo.get(memo_key)
                     fresh = True
@@ -376,6 +389,7 @@ def _search(
                         stack.append((entry, state))
                         state = new_state
                         ok_bits = memo_key[0]
+                        chain = _NO_CHAIN
                         # lift the op: its call and its return leave the list
                         r = match[entry]
                         p, q = prv[entry], nxt[entry]
@@ -413,10 +427,20 @@ def _search(
                 if new_state is None:
                     scan += 1
                     continue
-                memo_key = (ok_bits, new_state)
+                start = state if chain is _NO_CHAIN else chain
                 with_it = info_bits | b
-                seen = memo.get(memo_key)
+                without = ~with_it
                 fresh = True
+                # what a configuration outside a chain completes, this one does too
+                for s in memo.get((ok_bits, new_state), ()):
+                    if not s & without:
+                        fresh = False
+                        break
+                if not fresh:
+                    scan += 1
+                    continue
+                memo_key = (ok_bits, new_state, start)
+                seen = memo.get(memo_key)
                 if seen is None:
                     memo[memo_key] = [with_it]
                 else:
@@ -430,6 +454,8 @@ def _search(
                 if fresh:
                     entries += 1
                     stack.append((size + scan, state))
+                    chains.append(start)
+                    chain = start
                     state = new_state
                     info_bits = with_it
                     not_info = ~with_it
@@ -459,6 +485,8 @@ def _search(
                 k = e - size
                 info_bits ^= info_bits_of[k]
                 not_info = ~info_bits
+                chains.pop()
+                chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
                 scan = k + 1
                 entry = nxt[0]
                 while code[entry] >= 0:
@@ -467,6 +495,7 @@ def _search(
                 break
             j = code[e]
             ok_bits ^= bits[j]
+            chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
             # unlift: put the return back, then the call (reverse order of the lift)
             r = match[e]
             nxt[prv[r]] = r
