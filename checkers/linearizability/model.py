@@ -64,6 +64,11 @@ class SequentialModel:
       turn another state into `state` (a write of another value). With both, the search
       abandons a configuration as soon as an op that must still be linearized needs a state
       that no op left can produce: on unique-value histories most dead ends end there.
+    - `restarts(op, target)` and `leads_to(state, target)`: optional, sharper pruning for
+      models whose ops build on the state (kv's append). `leads_to` is False only if the ops
+      that depend on the state can never turn `state` into `target` (appending to "ab" never
+      gives "ac"); `restarts(op, target)` is False only if `op` can never set the state,
+      whatever it was, to one from which `target` may be reached (a put of a prefix of it).
     """
 
     name: str
@@ -78,6 +83,8 @@ class SequentialModel:
     compile_op: Callable[[Operation], Callable[[Any], Any]] | None = None
     needs: Callable[[Operation], Any] | None = None
     reaches: Callable[[Operation, Any], bool] | None = None
+    restarts: Callable[[Operation, Any], bool] | None = None
+    leads_to: Callable[[Any, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -165,14 +172,39 @@ def _reaches(op: Operation, state: Any) -> bool:
     """May `op` turn a state other than `state` into `state`? (registers and kv)"""
     f = op.f
     if f in ("write", "put"):
-        return state == (op.input,)
+        return bool(state == (op.input,))
     if f == "cas":
-        return state == (op.input[1],)
+        return bool(state == (op.input[1],))
     if f == "append":
         # current + suffix == state: only a non-empty suffix changes the state
         value = state[0]
         return bool(op.input) and isinstance(value, str) and value.endswith(op.input)
     return False  # reads change nothing
+
+
+def _kv_restarts(op: Operation, target: Any) -> bool:
+    """May `op` set the state, whatever it was, to a prefix of `target`? (kv)"""
+    f = op.f
+    value = target[0]
+    if f in ("write", "put"):
+        new = op.input
+    elif f == "cas":
+        new = op.input[1]
+    else:
+        return False  # appends build on the state; reads change nothing
+    if new is None or new == value:
+        return True
+    return isinstance(new, str) and isinstance(value, str) and value.startswith(new)
+
+
+def _kv_leads_to(state: Any, target: Any) -> bool:
+    """May appends alone turn `state` into `target`? (kv: only if it is a prefix of it)"""
+    current, value = state[0], target[0]
+    if not isinstance(value, str):
+        return bool(current == value)
+    if current is None:
+        return True
+    return isinstance(current, str) and value.startswith(current)
 
 
 _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
@@ -252,6 +284,8 @@ KV = SequentialModel(
     read_only=frozenset({"read", "get"}),
     needs=_needs,
     reaches=_reaches,
+    restarts=_kv_restarts,
+    leads_to=_kv_leads_to,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

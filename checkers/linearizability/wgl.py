@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import time
+from bisect import bisect_right
 from collections.abc import Generator, Hashable, Sequence
 from typing import Any
 
@@ -318,6 +319,7 @@ def _search(
     # nothing, and every op that must precede it has returned, so is linearized already).
     forced = [o.f in model.read_only for o in ops]
     producers = _Producers(model, ops, bits)
+    restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
     doomed: list[int | None] = [None] * n
     state: Any = model.init
     ok_bits = 0
@@ -358,10 +360,17 @@ def _search(
                     need = doomed[j]
                     if need is None:
                         need = doomed[j] = producers.of(j)
-                    if need < 0 or need & ~ok_bits & not_info:
+                    if need < 0:
                         entry = nxt[entry]
                         continue
-                    # no op left can produce the state this op needs: a dead end
+                    left = ~ok_bits & not_info
+                    if need & left:
+                        again = restart[j]
+                        if again < 0 or again & left or leads_to(state, needed[j]):
+                            entry = nxt[entry]
+                            continue
+                    # no op left can produce the state this op needs, or none can lead there
+                    # from here (an append cannot undo a wrong append): a dead end
                     failing = j
                     e = entry
                     while code[e] >= 0:
@@ -372,7 +381,7 @@ def _search(
                     if chain is not _NO_CHAIN and steps[j](chain) == new_state:
                         entry = nxt[entry]  # blind to the chain: tried before the chain
                         continue
-                    memo_key = (ok_bits | bits[j], new_state)
+                    memo_key: tuple[Any, ...] = (ok_bits | bits[j], new_state)
                     seen = memo.get(memo_key)
                     fresh = True
                     if seen is None:
@@ -546,32 +555,62 @@ def _admit(antichain: list[int], info_bits: int) -> None:
 
 
 class _Producers:
-    """Pruning by value: for an ok op that needs one state (`model.needs`), the ops of the part
-    that could produce it (`model.reaches`) as a bitset; -1 when the model cannot say."""
+    """Pruning by value. For an ok op that needs one state (`model.needs`): the ops of the part
+    that could produce that state (`model.reaches`) as a bitset, -1 when the model cannot say;
+    and (`model.restarts`) the ops that could set a state from which it may be reached again,
+    -1 when the model cannot say, in `restart[j]`."""
 
     def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
-        self.needs = model.needs
-        self.reaches = model.reaches
+        self.model = model
         self.ops = ops
         self.bits = bits
         self.changers = [j for j, o in enumerate(ops) if o.f not in model.read_only]
-        self.by_state: dict[Any, int] = {}
+        self.by_state: dict[Any, tuple[int, int]] = {}
+        self.restart = [-1] * len(ops)
+        self.needed: list[Any] = [None] * len(ops)
+        self.leads_to = model.leads_to or _never_leads
+        self.calls: list[int] | None = None
+        self.prefix: list[int] = []
 
     def of(self, j: int) -> int:
-        if self.needs is None or self.reaches is None:
+        model = self.model
+        if model.needs is None or model.reaches is None:
             return -1
-        need = self.needs(self.ops[j])
+        need = model.needs(self.ops[j])
         if need is None:
             return -1
-        mask = self.by_state.get(need)
-        if mask is None:
-            reaches, ops, bits = self.reaches, self.ops, self.bits
-            mask = 0
+        masks = self.by_state.get(need)
+        if masks is None:
+            reaches, restarts, ops, bits = model.reaches, model.restarts, self.ops, self.bits
+            produce = 0
+            again = 0 if restarts is not None and model.leads_to is not None else -1
             for k in self.changers:
                 if reaches(ops[k], need):
-                    mask |= bits[k]
-            self.by_state[need] = mask
-        return mask & ~self.bits[j]
+                    produce |= bits[k]
+                if again >= 0 and restarts(ops[k], need):  # type: ignore[misc]
+                    again |= bits[k]
+            masks = self.by_state[need] = (produce, again)
+        # only ops called before this one returns can come before it
+        usable = self._called_before(self.ops[j].ret) & ~self.bits[j]
+        self.needed[j] = need
+        self.restart[j] = masks[1] if masks[1] < 0 else masks[1] & usable
+        return masks[0] & usable
+
+    def _called_before(self, ret: int | None) -> int:
+        if self.calls is None:
+            order = sorted(range(len(self.ops)), key=lambda k: self.ops[k].call)
+            self.calls = [self.ops[k].call for k in order]
+            prefix = [0]
+            for k in order:
+                prefix.append(prefix[-1] | self.bits[k])
+            self.prefix = prefix
+        if ret is None:
+            return self.prefix[-1]
+        return self.prefix[bisect_right(self.calls, ret)]
+
+
+def _never_leads(state: Any, target: Any) -> bool:
+    return True
 
 
 # --- evidence for a violation ----------------------------------------------------------------
