@@ -58,17 +58,18 @@ class SequentialModel:
       `lambda s: step(s, op)`: the search calls it in its inner loop (a test checks they agree).
     - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
       search (the log's); the search still runs after a violation, to find evidence.
-    - `needs(op)` and `reaches(op, state)`: optional, for pruning by value. `needs(op)` is the
-      one state in which an ok op can be linearized (a read: its output; a swapping cas: its
-      expected value), None if several. `reaches(op, state)` is False only if `op` can never
-      turn another state into `state` (a write of another value). With both, the search
-      abandons a configuration as soon as an op that must still be linearized needs a state
-      that no op left can produce: on unique-value histories most dead ends end there.
-    - `restarts(op, target)` and `leads_to(state, target)`: optional, sharper pruning for
-      models whose ops build on the state (kv's append). `leads_to` is False only if the ops
-      that depend on the state can never turn `state` into `target` (appending to "ab" never
-      gives "ac"); `restarts(op, target)` is False only if `op` can never set the state,
-      whatever it was, to one from which `target` may be reached (a put of a prefix of it).
+    - `needs`, `produces`, `reaches`: optional, for pruning by value. `needs(op)` is the one
+      state in which an ok op can be linearized (a read: its output; a swapping cas: its
+      expected value), None if several. `produces(op)` is the one state `op` turns any other
+      state into (a write, a cas), None if that depends on the state (an append) or the op
+      changes nothing; for the former, `reaches(op, state)` is False only if `op` can never
+      turn another state into `state`. With them, the search abandons a configuration as soon
+      as an op that must still be linearized needs a state no op left can produce: on
+      unique-value histories most dead ends end there.
+    - `leads_to(state, target)`: optional, sharper pruning for models whose ops build on the
+      state (kv's append): False only if the ops whose result depends on the state can never
+      turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
+      also out of reach when the state cannot lead to it and no op left produces one that can.
     """
 
     name: str
@@ -83,7 +84,7 @@ class SequentialModel:
     compile_op: Callable[[Operation], Callable[[Any], Any]] | None = None
     needs: Callable[[Operation], Any] | None = None
     reaches: Callable[[Operation, Any], bool] | None = None
-    restarts: Callable[[Operation, Any], bool] | None = None
+    produces: Callable[[Operation], Any] | None = None
     leads_to: Callable[[Any, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
@@ -182,19 +183,13 @@ def _reaches(op: Operation, state: Any) -> bool:
     return False  # reads change nothing
 
 
-def _kv_restarts(op: Operation, target: Any) -> bool:
-    """May `op` set the state, whatever it was, to a prefix of `target`? (kv)"""
-    f = op.f
-    value = target[0]
-    if f in ("write", "put"):
-        new = op.input
-    elif f == "cas":
-        new = op.input[1]
-    else:
-        return False  # appends build on the state; reads change nothing
-    if new is None or new == value:
-        return True
-    return isinstance(new, str) and isinstance(value, str) and value.startswith(new)
+def _produces(op: Operation) -> tuple[Any] | None:
+    """The state a write or cas leaves, whatever the state before (registers and kv)."""
+    if op.f in ("write", "put"):
+        return (op.input,)
+    if op.f == "cas":
+        return (op.input[1],)
+    return None
 
 
 def _kv_leads_to(state: Any, target: Any) -> bool:
@@ -235,6 +230,7 @@ REGISTER = SequentialModel(
     compile_op=_compiler(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
     needs=_needs,
+    produces=_produces,
     reaches=_reaches,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
@@ -249,6 +245,7 @@ CAS_REGISTER = SequentialModel(
     compile_op=_compiler(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
     needs=_needs,
+    produces=_produces,
     reaches=_reaches,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
@@ -283,8 +280,8 @@ KV = SequentialModel(
     compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
     needs=_needs,
+    produces=_produces,
     reaches=_reaches,
-    restarts=_kv_restarts,
     leads_to=_kv_leads_to,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.

@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import time
 from bisect import bisect_right
-from collections.abc import Generator, Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
 from attrs import evolve
@@ -68,15 +68,28 @@ _NO_CHAIN = object()
 
 
 class _Deepest:
-    """The deepest point a search reached so far: what an unfinished search can still show."""
+    """The deepest point a search reached so far: what an unfinished search can still show.
+    Kept as a copy of the search's stack, decoded only when asked for."""
 
-    __slots__ = ("depth", "order", "states", "failing")
+    __slots__ = ("depth", "failing", "frames", "last", "op_of")
 
     def __init__(self) -> None:
         self.depth = -1
-        self.order: tuple[int, ...] = ()  # op ids, in linearization order
-        self.states: tuple[Any, ...] = ()
         self.failing: int | None = None  # op id
+        self.frames: list[tuple[int, Any]] = []  # (entry, state before)
+        self.last: Any = None  # the state after the last frame
+        self.op_of: Callable[[int], int] | None = None  # entry -> op id
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Op ids, in linearization order."""
+        op_of = self.op_of
+        return () if op_of is None else tuple(op_of(e) for e, _ in self.frames)
+
+    @property
+    def states(self) -> tuple[Any, ...]:
+        frames = self.frames
+        return tuple(s for _, s in frames[1:]) + ((self.last,) if frames else ())
 
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(
@@ -318,6 +331,7 @@ def _search(
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
     forced = [o.f in model.read_only for o in ops]
+    deepest.op_of = lambda e: ops[code[e] if e < size else info[e - size]].id
     producers = _Producers(model, ops, bits)
     restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
     doomed: list[int | None] = [None] * n
@@ -482,10 +496,8 @@ def _search(
             if depth > best_depth:
                 best_depth = deepest.depth = depth
                 deepest.failing = ops[failing].id
-                deepest.order = tuple(
-                    ops[code[e] if e < size else info[e - size]].id for e, _ in stack
-                )
-                deepest.states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
+                deepest.frames = stack[:]
+                deepest.last = state
         # backtrack: undo the last choice, and the forced reads above it, then try the next
         scan = -1
         while stack:
@@ -556,21 +568,43 @@ def _admit(antichain: list[int], info_bits: int) -> None:
 
 class _Producers:
     """Pruning by value. For an ok op that needs one state (`model.needs`): the ops of the part
-    that could produce that state (`model.reaches`) as a bitset, -1 when the model cannot say;
-    and (`model.restarts`) the ops that could set a state from which it may be reached again,
-    -1 when the model cannot say, in `restart[j]`."""
+    that could produce that state (`model.produces`, `model.reaches`) as a bitset, -1 when the
+    model cannot say; and in `restart[j]` those that could set a state from which it may be
+    reached again (`model.leads_to`), -1 when the model cannot say. Only ops called before
+    the op returns count: the others cannot come before it."""
 
     def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
         self.model = model
         self.ops = ops
         self.bits = bits
-        self.changers = [j for j, o in enumerate(ops) if o.f not in model.read_only]
-        self.by_state: dict[Any, tuple[int, int]] = {}
         self.restart = [-1] * len(ops)
         self.needed: list[Any] = [None] * len(ops)
         self.leads_to = model.leads_to or _never_leads
-        self.calls: list[int] | None = None
+        self.ready = False
+        self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
+        self.dependent: list[int] = []  # ops whose result depends on the state
+        self.by_state: dict[Any, tuple[int, int]] = {}
+        self.calls: list[int] = []
         self.prefix: list[int] = []
+
+    def _prepare(self) -> None:
+        model, ops, bits = self.model, self.ops, self.bits
+        produces = model.produces
+        for k, o in enumerate(ops):
+            if o.f in model.read_only:
+                continue
+            result = None if produces is None else produces(o)
+            if result is None:
+                self.dependent.append(k)
+            else:
+                self.fixed[result] = self.fixed.get(result, 0) | bits[k]
+        order = sorted(range(len(ops)), key=lambda k: ops[k].call)
+        self.calls = [ops[k].call for k in order]
+        prefix = [0]
+        for k in order:
+            prefix.append(prefix[-1] | bits[k])
+        self.prefix = prefix
+        self.ready = True
 
     def of(self, j: int) -> int:
         model = self.model
@@ -579,34 +613,27 @@ class _Producers:
         need = model.needs(self.ops[j])
         if need is None:
             return -1
+        if not self.ready:
+            self._prepare()
         masks = self.by_state.get(need)
         if masks is None:
-            reaches, restarts, ops, bits = model.reaches, model.restarts, self.ops, self.bits
-            produce = 0
-            again = 0 if restarts is not None and model.leads_to is not None else -1
-            for k in self.changers:
+            reaches, ops, bits = model.reaches, self.ops, self.bits
+            produce = self.fixed.get(need, 0)
+            for k in self.dependent:
                 if reaches(ops[k], need):
                     produce |= bits[k]
-                if again >= 0 and restarts(ops[k], need):  # type: ignore[misc]
-                    again |= bits[k]
+            again = -1
+            if model.leads_to is not None:
+                again = 0
+                for result, mask in self.fixed.items():
+                    if model.leads_to(result, need):
+                        again |= mask
             masks = self.by_state[need] = (produce, again)
-        # only ops called before this one returns can come before it
-        usable = self._called_before(self.ops[j].ret) & ~self.bits[j]
+        ret = self.ops[j].ret
+        usable = self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
         self.needed[j] = need
         self.restart[j] = masks[1] if masks[1] < 0 else masks[1] & usable
         return masks[0] & usable
-
-    def _called_before(self, ret: int | None) -> int:
-        if self.calls is None:
-            order = sorted(range(len(self.ops)), key=lambda k: self.ops[k].call)
-            self.calls = [self.ops[k].call for k in order]
-            prefix = [0]
-            for k in order:
-                prefix.append(prefix[-1] | self.bits[k])
-            self.prefix = prefix
-        if ret is None:
-            return self.prefix[-1]
-        return self.prefix[bisect_right(self.calls, ret)]
 
 
 def _never_leads(state: Any, target: Any) -> bool:
