@@ -447,7 +447,10 @@ def _search(
                     scan += 1
                     continue
                 new_state = info_steps[scan](state)
-                if new_state is None:
+                if new_state is None or (
+                    chain is not _NO_CHAIN and info_steps[scan](chain) == new_state
+                ):
+                    # (blind to the chain so far: it would do the same first, on its own)
                     scan += 1
                     continue
                 start = state if chain is _NO_CHAIN else chain
@@ -618,16 +621,21 @@ class _Producers:
         masks = self.by_state.get(need)
         if masks is None:
             reaches, ops, bits = model.reaches, self.ops, self.bits
-            produce = self.fixed.get(need, 0)
-            for k in self.dependent:
-                if reaches(ops[k], need):
-                    produce |= bits[k]
             again = -1
             if model.leads_to is not None:
+                # The state must lead to `need`, or an op left must produce one that does:
+                # that alone prunes well (kv), so skip asking every append whether it could
+                # produce `need` itself (all ops count as producers).
                 again = 0
                 for result, mask in self.fixed.items():
                     if model.leads_to(result, need):
                         again |= mask
+                produce = self.prefix[-1]
+            else:
+                produce = self.fixed.get(need, 0)
+                for k in self.dependent:
+                    if reaches(ops[k], need):
+                        produce |= bits[k]
             masks = self.by_state[need] = (produce, again)
         ret = self.ops[j].ret
         usable = self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
