@@ -685,6 +685,7 @@ def _violation(
             deadline=_budget(deadline, minimize_budget),
             max_cache=max_cache,
             stuck_at=part.stuck_at,
+            failing=part.failing,
         )
     return LinearizabilityEvidence(
         model=model.name,
@@ -715,6 +716,7 @@ class _Work:
         self.left = SHRINK_STATES
         self.trial_cap = min(SHRINK_TRIAL_STATES, max_cache)
         self.known: dict[tuple[tuple[int, bool], ...], bool] = {}
+        self.undecided = False  # a trial ran out of budget (its answer "passes" is a guess)
 
     @property
     def exhausted(self) -> bool:
@@ -733,9 +735,12 @@ class _Work:
 
     def _search(self, model: SequentialModel, kept: list[Operation]) -> bool:
         if self.exhausted:
+            self.undecided = True
             return False
         result = search(model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left))
         self.left -= max(result.explored, 1)
+        if result.valid == "unknown":
+            self.undecided = True
         return result.valid is False
 
 
@@ -772,6 +777,7 @@ def shrink(
     deadline: float,
     max_cache: int,
     stuck_at: int | None = None,
+    failing: int | None = None,
 ) -> tuple[tuple[Operation, ...], bool]:
     """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
@@ -779,15 +785,18 @@ def shrink(
     its open ops as info. The search that found the violation knows where to look: every op
     returning before `stuck_at` was linearized by some order, so the cut there is tried first,
     then a binary search on the later cuts if it passes (on all cuts without `stuck_at`).
-    Then delta debugging (ddmin) on the
-    ops that remain, where an op left out of the window is not deleted but *relaxed* to an
-    unknown outcome (it may have taken effect at any time after its call, or never). So the
-    window fails whatever the other ops did, which keeps the writes a failing read depends on
-    (deleting them would make any read of their value fail on its own, a useless window); and
-    since "never" is one of the choices, the window alone, others deleted, fails too.
+    Then QuickXplain (Junker, 2004) on the ops of that prefix, where an op left out of the
+    window is not deleted but *relaxed* to an unknown outcome (it may have taken effect at any
+    time after its call, or never). So the window fails whatever the other ops did, which keeps
+    the writes a failing read depends on (deleting them would make any read of their value
+    fail on its own, a useless window); and since "never" is one of the choices, the window
+    alone, others deleted, fails too. Relaxing more ops only allows more, so failing is
+    monotone and QuickXplain's answer is minimal: relaxing any one more op of it passes. It
+    asks O(k log(n/k)) trials for a window of k ops out of n (ddmin asked about twice as
+    many), preferring the ops nearest the `failing` op, which it tries first.
     Every trial is a search bounded in memo entries (`SHRINK_TRIAL_STATES`, all trials
-    together `SHRINK_STATES`), so the window does not depend on the machine's speed; an
-    undecided trial keeps its ops. `deadline` is a safety net."""
+    together `SHRINK_STATES`), so the window does not depend on the machine's speed; if a trial
+    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net."""
     ops = tuple(operations)
     work = _Work(deadline, max_cache)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
@@ -807,37 +816,32 @@ def shrink(
         candidate = truncate(ops, cuts[lo])
         if work.fails(model, candidate):
             ops = candidate
-    window = list(ops)
     relaxed_op = _Relaxed()
 
-    def fails_without(drop: set[int]) -> bool:
-        trial = [relaxed_op.of(o) if o.id in drop else o for o in ops]
-        trial = [o for o in trial if o.id not in drop or o.f not in model.read_only]
+    def fails_with(kept: set[int]) -> bool:
+        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?"""
+        trial = [o if o.id in kept else relaxed_op.of(o) for o in ops if o.id in kept or o.f not in model.read_only]
         return work.fails(model, trial)
 
-    relaxed: set[int] = set()
-    n = 2
-    minimal = False
-    while len(window) >= 2 and not work.exhausted:
-        chunk = -(-len(window) // n)
-        reduced = False
-        for start in range(0, len(window), chunk):
-            drop = {o.id for o in window[start : start + chunk]}
-            if len(drop) < len(window) and fails_without(relaxed | drop):
-                relaxed |= drop
-                window = [o for o in window if o.id not in drop]
-                n = max(n - 1, 2)
-                reduced = True
-                break
-            if work.exhausted:
-                break
-        else:
-            if not reduced and chunk == 1:
-                minimal = True
-                break
-        if not reduced:
-            if work.exhausted:
-                break
-            n = min(n * 2, len(window))
-    minimal = minimal or len(window) <= 1
-    return tuple(window), minimal
+    def explain(kept: set[int], fresh: bool, candidates: list[Operation]) -> list[Operation]:
+        """QuickXplain: the ops of `candidates` that a failure needs besides `kept`, preferring
+        the first ones; `fresh` says `kept` grew since its failure was last asked."""
+        if fresh and fails_with(kept):
+            return []
+        if len(candidates) == 1:
+            return candidates
+        half = len(candidates) // 2
+        first, second = candidates[:half], candidates[half:]
+        needed_second = explain(kept | {o.id for o in first}, True, second)
+        needed_first = explain(kept | {o.id for o in needed_second}, bool(needed_second), first)
+        return needed_first + needed_second
+
+    # Candidates closest to the failure first: the window then explains it with the ops
+    # nearest to it in time, the failing op first of all.
+    by_time = sorted(ops, key=lambda o: (o.id != failing, -o.call))
+    window = explain(set(), False, by_time) if ops else []
+    kept_ids = {o.id for o in window}
+    if not window or work.undecided or not fails_with(kept_ids):
+        # a trial ran out of its budget: keep the prefix, which is known to fail
+        return ops, len(ops) <= 1
+    return tuple(o for o in ops if o.id in kept_ids), True
