@@ -379,8 +379,13 @@ def _search(
                         continue
                     left = ~ok_bits & not_info
                     if need & left:
+                        if leads_to(state, needed[j]):
+                            entry = nxt[entry]
+                            continue
                         again = restart[j]
-                        if again < 0 or again & left or leads_to(state, needed[j]):
+                        if again == -2:
+                            again = producers.restarts(j)
+                        if again < 0 or again & left:
                             entry = nxt[entry]
                             continue
                     # no op left can produce the state this op needs, or none can lead there
@@ -573,8 +578,8 @@ class _Producers:
     """Pruning by value. For an ok op that needs one state (`model.needs`): the ops of the part
     that could produce that state (`model.produces`, `model.reaches`) as a bitset, -1 when the
     model cannot say; and in `restart[j]` those that could set a state from which it may be
-    reached again (`model.leads_to`), -1 when the model cannot say. Only ops called before
-    the op returns count: the others cannot come before it."""
+    reached again (`model.leads_to`), -1 when the model cannot say, -2 until first asked.
+    Only ops called before the op returns count: the others cannot come before it."""
 
     def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
         self.model = model
@@ -586,7 +591,8 @@ class _Producers:
         self.ready = False
         self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
         self.dependent: list[int] = []  # ops whose result depends on the state
-        self.by_state: dict[Any, tuple[int, int]] = {}
+        self.by_state: dict[Any, int] = {}
+        self.again: dict[Any, int] = {}
         self.calls: list[int] = []
         self.prefix: list[int] = []
 
@@ -618,30 +624,43 @@ class _Producers:
             return -1
         if not self.ready:
             self._prepare()
-        masks = self.by_state.get(need)
-        if masks is None:
+        produce = self.by_state.get(need)
+        if produce is None:
             reaches, ops, bits = model.reaches, self.ops, self.bits
-            again = -1
             if model.leads_to is not None:
-                # The state must lead to `need`, or an op left must produce one that does:
-                # that alone prunes well (kv), so skip asking every append whether it could
-                # produce `need` itself (all ops count as producers).
-                again = 0
-                for result, mask in self.fixed.items():
-                    if model.leads_to(result, need):
-                        again |= mask
+                # The state must lead to `need`, or an op left must produce one that does
+                # (`restarts`): that alone prunes well (kv), so skip asking every append
+                # whether it could produce `need` itself (all ops count as producers).
                 produce = self.prefix[-1]
             else:
                 produce = self.fixed.get(need, 0)
                 for k in self.dependent:
                     if reaches(ops[k], need):
                         produce |= bits[k]
-            masks = self.by_state[need] = (produce, again)
-        ret = self.ops[j].ret
-        usable = self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
+            self.by_state[need] = produce
         self.needed[j] = need
-        self.restart[j] = masks[1] if masks[1] < 0 else masks[1] & usable
-        return masks[0] & usable
+        self.restart[j] = -2 if self.model.leads_to is not None else -1
+        return produce & self._usable(j)
+
+    def restarts(self, j: int) -> int:
+        """The ops that set a state leading to what op j needs (computed when first asked)."""
+        need = self.needed[j]
+        again = self.again.get(need)
+        if again is None:
+            again = 0
+            leads_to = self.leads_to
+            for result, mask in self.fixed.items():
+                if leads_to(result, need):
+                    again |= mask
+            self.again[need] = again
+        again &= self._usable(j)
+        self.restart[j] = again
+        return again
+
+    def _usable(self, j: int) -> int:
+        """Ops called before op j returns, but j: the only ones that can come before it."""
+        ret = self.ops[j].ret
+        return self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
 
 
 def _never_leads(state: Any, target: Any) -> bool:
