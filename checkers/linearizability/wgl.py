@@ -335,6 +335,9 @@ def _search(
     producers = _Producers(model, ops, bits)
     restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
     doomed: list[int | None] = [None] * n
+    # Most searches run nearly straight through: pruning by value starts only once a search
+    # has made more configurations than it has ops (its masks cost more than they save before)
+    prune_after = n
     state: Any = model.init
     ok_bits = 0
     info_bits = 0
@@ -373,6 +376,9 @@ def _search(
                 if new_state is None:
                     need = doomed[j]
                     if need is None:
+                        if entries < prune_after:
+                            entry = nxt[entry]
+                            continue
                         need = doomed[j] = producers.of(j)
                     if need < 0:
                         entry = nxt[entry]
