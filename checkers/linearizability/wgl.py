@@ -3,7 +3,7 @@
 `check(model, history, *, deadline)` pairs the history's events into operations, splits them
 into the model's independent parts (P-compositionality: a history is linearizable iff each
 part is), searches every part, and returns a `Verdict`. For a violation it then shrinks the
-failing part to a small sub-history that still fails (`window`).
+failing part to a minimal sub-history that still fails (`window`).
 
 The search (Lowe's refinement of Wing & Gong, as in Porcupine's checker.go): the call and
 return events of a part form a doubly linked list in real-time order. Walking it from the
@@ -14,6 +14,13 @@ been linearized: undo the last choice and try the next candidate after it. The l
 iff a linearization exists. The set of linearized ops is a Python int used as a bitset, and the
 memo of (bitset, state) pairs is what makes the search practical: two orders reaching the
 same state with the same ops done have the same future.
+
+Reductions on top, each keeping every verdict (docs/check-history.md, "The search"): a read
+that fits is linearized at once; ops with unknown outcome (info) stay out of the list and are
+tried after the ok candidates, a configuration with a subset of another's info ops dominates it,
+alike info ops are tried in call order, and a chain of info ops is tried only before an ok op
+that sees it; an op whose needed state no op left can produce ends the branch (pruning by
+value, from the model's `needs`/`produces`/`reaches`/`leads_to`).
 
 Bounds: parts are searched round-robin, a slice of iterations each, like Porcupine's
 goroutines, so one expensive key cannot hide a cheap violation in another; the deadline is
