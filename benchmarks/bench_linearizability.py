@@ -1,20 +1,22 @@
 """Linearizability checker benchmarks (not part of the test suite).
 
-    /work/venv/bin/python benchmarks/bench_linearizability.py [--corpus DIR] [--repeat N]
+    .venv/bin/python benchmarks/bench_linearizability.py [--corpus DIR] [--repeat N] [--json]
 
 1. Porcupine's etcd corpus: total and worst check time (parsing excluded, as in Porcupine's
-   own numbers: 0.60 s for the 102 files, 239 ms worst).
-2. Porcupine's kv files, checked by key, stopping at the first key that fails (Porcupine:
-   31-244 ms for the 50-client files).
+   own benchmarks), and the total with evidence (every violation shrunk to its window).
+2. Porcupine's kv files, checked by key, stopping at the first key that fails.
 3. 10,000 operations over 10 keys and 5 processes (budget: 10 s).
 4. 200 operations on one key from 20 concurrent processes: an answer, or "unknown" within the
    timeout.
-Times are medians of --repeat runs.
+Times are medians of --repeat runs. Compare with Porcupine only within one session on one
+machine (its `go test -bench` next to this; docs/check-history.md says how). `--json` adds
+one line: {"etcd_total_s", "etcd_worst_ms", "etcd_evidence_total_s", "kv": {name: ms}}.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -41,35 +43,40 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def bench_etcd(corpus: Path, repeat: int) -> None:
+def bench_etcd(corpus: Path, repeat: int) -> dict[str, float]:
     files = sorted((corpus / "jepsen").glob("etcd_*.log"))
+    histories = [(path.name, read_history(path).ops) for path in files]
+    histories = [(name, ops) for name, ops in histories if ops]  # etcd_095 is empty
     total = 0.0
     worst = (0.0, "")
-    for path in files:
-        ops = read_history(path).ops
-        if not ops:
-            continue
+    with_evidence = 0.0
+    for name, ops in histories:
         t, _ = timed(partial(check, CAS_REGISTER, ops, minimize=False), repeat)
         total += t
-        worst = max(worst, (t, path.name))
-    print(f"etcd corpus: {len(files) - 1} files, verdicts {total:.3f} s in total "
-          f"(Porcupine 0.60 s), worst {worst[1]} {worst[0] * 1000:.0f} ms (Porcupine 239 ms)")
-    with_evidence = 0.0
-    for path in files:
-        ops = read_history(path).ops
-        start = time.perf_counter()
-        check(CAS_REGISTER, ops)
-        with_evidence += time.perf_counter() - start
-    print(f"etcd corpus with evidence (shrinking every violation to its window): {with_evidence:.1f} s")
+        worst = max(worst, (t, name))
+        t, _ = timed(partial(check, CAS_REGISTER, ops), repeat)
+        with_evidence += t
+    print(f"etcd corpus: {len(histories)} files, verdicts {total:.3f} s in total, "
+          f"worst {worst[1]} {worst[0] * 1000:.1f} ms")
+    print(f"etcd corpus with evidence (shrinking every violation to its window): {with_evidence:.3f} s "
+          f"({with_evidence / total:.1f}x the verdicts)")
+    return {"etcd_total_s": round(total, 4), "etcd_worst_ms": round(worst[0] * 1000, 2),
+            "etcd_evidence_total_s": round(with_evidence, 4)}
 
 
-def bench_kv(corpus: Path, repeat: int) -> None:
+KV_FILES = ("c01-ok", "c01-bad", "c10-ok", "c10-bad", "c50-ok", "c50-bad")
+
+
+def bench_kv(corpus: Path, repeat: int) -> dict[str, float]:
     model = with_initial(KV, "")
-    for name in ("c01-ok", "c01-bad", "c10-ok", "c10-bad", "c50-ok", "c50-bad"):
+    times: dict[str, float] = {}
+    for name in KV_FILES:
         ops = read_history(corpus / "kv" / f"{name}.txt").ops
         t, verdict = timed(partial(check, model, ops, minimize=False), repeat)
         valid = verdict.valid  # type: ignore[attr-defined]
-        print(f"kv/{name}.txt: {len(ops) // 2} ops, {valid}, {t * 1000:.1f} ms")
+        print(f"kv/{name}.txt: {len(ops) // 2} ops, {valid}, {t * 1000:.2f} ms")
+        times[name] = round(t * 1000, 3)
+    return times
 
 
 def kv_history(ops: int, keys: int, processes: int, seed: int = 1) -> tuple[Op, ...]:
@@ -174,13 +181,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="also print the corpus figures as one JSON line")
+    parser.add_argument("--corpus-only", action="store_true", help="skip the synthetic histories")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    figures: dict[str, object] = {}
     if args.corpus.exists():
-        bench_etcd(args.corpus, args.repeat)
-        bench_kv(args.corpus, args.repeat)
+        figures.update(bench_etcd(args.corpus, args.repeat))
+        figures["kv"] = bench_kv(args.corpus, args.repeat)
     else:
         print(f"no corpus at {args.corpus}: skipping the Porcupine histories")
-    bench_synthetic()
+    if not args.corpus_only:
+        bench_synthetic()
+    if args.json:
+        print(json.dumps(figures))
 
 
 if __name__ == "__main__":

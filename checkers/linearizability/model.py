@@ -58,6 +58,18 @@ class SequentialModel:
       `lambda s: step(s, op)`: the search calls it in its inner loop (a test checks they agree).
     - `fast_check(ops, init, key)`: an exact decision procedure for one part that needs no
       search (the log's); the search still runs after a violation, to find evidence.
+    - `needs`, `produces`, `reaches`: optional, for pruning by value. `needs(op)` is the one
+      state in which an ok op can be linearized (a read: its output; a swapping cas: its
+      expected value), None if several. `produces(op)` is the one state `op` turns any other
+      state into (a write, a cas), None if that depends on the state (an append) or the op
+      changes nothing; for the former, `reaches(op, state)` is False only if `op` can never
+      turn another state into `state`. With them, the search abandons a configuration as soon
+      as an op that must still be linearized needs a state no op left can produce: on
+      unique-value histories most dead ends end there.
+    - `leads_to(state, target)`: optional, sharper pruning for models whose ops build on the
+      state (kv's append): False only if the ops whose result depends on the state can never
+      turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
+      also out of reach when the state cannot lead to it and no op left produces one that can.
     """
 
     name: str
@@ -70,6 +82,10 @@ class SequentialModel:
     read_only: frozenset[str] = field(default=frozenset())
     fast_check: Callable[[Sequence[Operation], Any, Hashable], PartitionResult] | None = None
     compile_op: Callable[[Operation], Callable[[Any], Any]] | None = None
+    needs: Callable[[Operation], Any] | None = None
+    reaches: Callable[[Operation, Any], bool] | None = None
+    produces: Callable[[Operation], Any] | None = None
+    leads_to: Callable[[Any, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -142,6 +158,50 @@ def _never(state: Any) -> Any:
     return None
 
 
+def _needs(op: Operation) -> tuple[Any] | None:
+    """The state an ok read or ok cas must see (registers and kv)."""
+    if op.ret is None:
+        return None
+    if op.f in ("read", "get"):
+        return (op.output,)
+    if op.f == "cas":
+        return (op.input[0],)
+    return None
+
+
+def _reaches(op: Operation, state: Any) -> bool:
+    """May `op` turn a state other than `state` into `state`? (registers and kv)"""
+    f = op.f
+    if f in ("write", "put"):
+        return bool(state == (op.input,))
+    if f == "cas":
+        return bool(state == (op.input[1],))
+    if f == "append":
+        # current + suffix == state: only a non-empty suffix changes the state
+        value = state[0]
+        return bool(op.input) and isinstance(value, str) and value.endswith(op.input)
+    return False  # reads change nothing
+
+
+def _produces(op: Operation) -> tuple[Any] | None:
+    """The state a write or cas leaves, whatever the state before (registers and kv)."""
+    if op.f in ("write", "put"):
+        return (op.input,)
+    if op.f == "cas":
+        return (op.input[1],)
+    return None
+
+
+def _kv_leads_to(state: Any, target: Any) -> bool:
+    """May appends alone turn `state` into `target`? (kv: only if it is a prefix of it)"""
+    current, value = state[0], target[0]
+    if not isinstance(value, str):
+        return bool(current == value)
+    if current is None:
+        return True
+    return isinstance(current, str) and value.startswith(current)
+
+
 _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
     "read": _compile_read,
     "get": _compile_read,
@@ -169,6 +229,9 @@ REGISTER = SequentialModel(
     functions=frozenset({"read", "write"}),
     compile_op=_compiler(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
+    needs=_needs,
+    produces=_produces,
+    reaches=_reaches,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
 
@@ -181,6 +244,9 @@ CAS_REGISTER = SequentialModel(
     functions=frozenset({"read", "write", "cas"}),
     compile_op=_compiler(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
+    needs=_needs,
+    produces=_produces,
+    reaches=_reaches,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
 
@@ -213,6 +279,10 @@ KV = SequentialModel(
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
     compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
+    needs=_needs,
+    produces=_produces,
+    reaches=_reaches,
+    leads_to=_kv_leads_to,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

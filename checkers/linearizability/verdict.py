@@ -29,7 +29,8 @@ class PartitionResult:
     `linearization` is the longest partial linearization found (op ids in linearization order,
     complete when `valid is True`) and `states` the model state after each of its ops. When
     `valid is False`, `failing` is the op whose completion that linearization could not reach:
-    every way to order the ops before it is inconsistent with the model."""
+    every way to order the ops before it is inconsistent with the model. `explored` counts
+    memo entries."""
 
     key: Hashable
     operations: tuple[Operation, ...]
@@ -38,6 +39,10 @@ class PartitionResult:
     states: tuple[Any, ...] = ()
     failing: int | None = None
     explored: int = 0
+    stuck_at: int | None = None
+    """For a violation found by the search: the latest return (event position) some
+    configuration could not pass. Every op returning earlier was linearized by some order, so
+    the shortest failing prefix of the history ends there or later (evidence starts there)."""
 
 
 @frozen(kw_only=True)

@@ -3,7 +3,7 @@
 `check(model, history, *, deadline)` pairs the history's events into operations, splits them
 into the model's independent parts (P-compositionality: a history is linearizable iff each
 part is), searches every part, and returns a `Verdict`. For a violation it then shrinks the
-failing part to a small sub-history that still fails (`window`).
+failing part to a minimal sub-history that still fails (`window`).
 
 The search (Lowe's refinement of Wing & Gong, as in Porcupine's checker.go): the call and
 return events of a part form a doubly linked list in real-time order. Walking it from the
@@ -14,6 +14,13 @@ been linearized: undo the last choice and try the next candidate after it. The l
 iff a linearization exists. The set of linearized ops is a Python int used as a bitset, and the
 memo of (bitset, state) pairs is what makes the search practical: two orders reaching the
 same state with the same ops done have the same future.
+
+Reductions on top, each keeping every verdict (docs/check-history.md, "The search"): a read
+that fits is linearized at once; ops with unknown outcome (info) stay out of the list and are
+tried after the ok candidates, a configuration with a subset of another's info ops dominates it,
+alike info ops are tried in call order, and a chain of info ops is tried only before an ok op
+that sees it; an op whose needed state no op left can produce ends the branch (pruning by
+value, from the model's `needs`/`produces`/`reaches`/`leads_to`).
 
 Bounds: parts are searched round-robin, a slice of iterations each, like Porcupine's
 goroutines, so one expensive key cannot hide a cheap violation in another; the deadline is
@@ -26,7 +33,8 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Generator, Hashable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
 from attrs import evolve
@@ -63,16 +71,32 @@ FREE_SECONDS_PER_STATE = 4e-7
 """Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
 before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
 
-class _Deepest:
-    """The deepest point a search reached so far: what an unfinished search can still show."""
+_NO_CHAIN = object()
 
-    __slots__ = ("depth", "order", "states", "failing")
+
+class _Deepest:
+    """The deepest point a search reached so far: what an unfinished search can still show.
+    Kept as a copy of the search's stack, decoded only when asked for."""
+
+    __slots__ = ("depth", "failing", "frames", "last", "op_of")
 
     def __init__(self) -> None:
         self.depth = -1
-        self.order: tuple[int, ...] = ()  # op ids, in linearization order
-        self.states: tuple[Any, ...] = ()
         self.failing: int | None = None  # op id
+        self.frames: list[tuple[int, Any]] = []  # (entry, state before)
+        self.last: Any = None  # the state after the last frame
+        self.op_of: Callable[[int], int] | None = None  # entry -> op id
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Op ids, in linearization order."""
+        op_of = self.op_of
+        return () if op_of is None else tuple(op_of(e) for e, _ in self.frames)
+
+    @property
+    def states(self) -> tuple[Any, ...]:
+        frames = self.frames
+        return tuple(s for _, s in frames[1:]) + ((self.last,) if frames else ())
 
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(
@@ -258,109 +282,291 @@ def _search(
     if n == 0:
         return PartitionResult(key=key, operations=ops, valid=True)
         yield 0  # unreachable: makes this function a generator
-    # Events in real-time order. An op with unknown outcome returns after everything (its
-    # effect may come at any time after its call); those returns keep their calls' order.
-    # Paired histories have distinct positions; should a call and a return share one (ops
-    # built by hand), the call goes first: intervals are closed, so ops that touch overlap.
-    events: list[tuple[float, int, int, bool]] = []
+    # Events in real-time order. Paired histories have distinct positions; should a call and
+    # a return share one (ops built by hand), the call goes first: intervals are closed, so
+    # ops that touch overlap. Only ops with a known outcome enter the linked list; an op with
+    # unknown outcome (info) has no return: it is a candidate from its call on, forever.
+    events: list[tuple[float, int, int]] = []
     for j, o in enumerate(ops):
-        events.append((o.call, 0, j, True))
-        events.append((float("inf"), o.call, j, False) if o.ret is None else (o.ret, 1, j, False))
+        events.append((o.call, 0, j))
+        if o.ret is not None:
+            events.append((o.ret, 1, j))
     events.sort()
-    size = 2 * n + 2  # 0 is the head, size - 1 the tail
+    size = len(events) - sum(o.ret is None for o in ops) + 2  # 0 is the head, size - 1 the tail
     tail = size - 1
     nxt = list(range(1, size + 1))
     prv = list(range(-1, size - 1))
     code = [0] * size  # j >= 0: the call of op j; ~j < 0: its return
     match = [0] * size  # call entry -> its return entry
+    rank = [0] * size  # an entry's place among all events
+    rank[tail] = len(events)
+    code[tail] = ~n  # a return, of no op
     call_entry = [0] * n
-    for pos, (_, _, j, is_call) in enumerate(events, start=1):
-        if is_call:
-            code[pos] = j
-            call_entry[j] = pos
-        else:
+    info: list[int] = []  # info ops in call order, and the rank of each one's call
+    info_rank: list[int] = []
+    pos = 0
+    for r, (_, is_return, j) in enumerate(events):
+        if ops[j].ret is None:
+            info.append(j)
+            info_rank.append(r)
+            continue
+        pos += 1
+        rank[pos] = r
+        if is_return:
             code[pos] = ~j
             match[call_entry[j]] = pos
+        else:
+            code[pos] = j
+            call_entry[j] = pos
+    n_info = len(info)
     steps = [model.stepper(o) for o in ops]
     bits = [1 << j for j in range(n)]
-    state: Any = model.init
-    linearized = 0
-    stack: list[tuple[int, Any]] = []
-    cache: set[tuple[int, Any]] = set()
-    best_depth = -1
+    info_steps = [steps[j] for j in info]
+    info_bits_of = [bits[j] for j in info]
+    # Two info ops alike (same f, key and input) are interchangeable once both are called:
+    # the later one is tried only after the earlier one is linearized.
+    twin = [0] * n_info
+    alike: dict[Hashable, int] = {}
+    for k, j in enumerate(info):
+        o = ops[j]
+        try:
+            twin[k] = alike.get((o.f, o.key, o.input), 0)
+            alike[(o.f, o.key, o.input)] = bits[j]
+        except TypeError:  # an unhashable input (ops built by hand): no twin
+            pass
     # A read that fits the current state is linearized at once, with no alternative tried:
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
     forced = [o.f in model.read_only for o in ops]
+    deepest.op_of = lambda e: ops[code[e] if e < size else info[e - size]].id
+    producers = _Producers(model, ops, bits)
+    restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
+    doomed: list[int | None] = [None] * n
+    # Most searches run nearly straight through: pruning by value starts only once a search
+    # has made more configurations than it has ops (its masks cost more than they save before)
+    prune_after = n
+    state: Any = model.init
+    ok_bits = 0
+    info_bits = 0
+    not_info = -1  # ~info_bits
+    stack: list[tuple[int, Any]] = []  # (entry, state before); an info op's entry is size + k
+    # The memo: (ok ops linearized, state) -> the sets of info ops linearized with them. A
+    # configuration is dominated by one seen with the same ok ops and state and fewer info ops
+    # (an info op may also never take effect, so what one completes, the other does too).
+    memo: dict[tuple[Any, ...], list[int]] = {}
+    # A chain of info ops is useful only if the ok op right after it sees the difference (a
+    # write after it would leave the same state with or without it, so drop the chain: the
+    # info ops never took effect). Every linearization can be put in that form, so the search
+    # tries an ok op after a chain only if its outcome from the chain's start differs;
+    # `chain` is that start (`_NO_CHAIN` outside a chain), `chains` one per info frame.
+    chain: Any = _NO_CHAIN
+    chains: list[Any] = []
+    entries = 0
+    best_depth = -1
+    furthest = -1  # the latest return (event position) some configuration could not pass
+    ret_pos = [-1 if o.ret is None else o.ret for o in ops]
     countdown = SLICE
     entry = nxt[0]
-    while nxt[0] != tail:
+    scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
+    limit = 0
+    found = False
+    while True:
         countdown -= 1
         if not countdown:
             countdown = SLICE
-            yield len(cache)
-        j = code[entry]
-        if j >= 0:
-            new_state = steps[j](state)
-            if new_state is None:
-                entry = nxt[entry]
+            yield entries
+        failing = -1
+        if scan < 0:
+            j = code[entry]
+            if j >= 0:
+                new_state = steps[j](state)
+                if new_state is None:
+                    need = doomed[j]
+                    if need is None:
+                        if entries < prune_after:
+                            entry = nxt[entry]
+                            continue
+                        need = doomed[j] = producers.of(j)
+                    if need < 0:
+                        entry = nxt[entry]
+                        continue
+                    left = ~ok_bits & not_info
+                    if need & left:
+                        if leads_to(state, needed[j]):
+                            entry = nxt[entry]
+                            continue
+                        again = restart[j]
+                        if again == -2:
+                            again = producers.restarts(j)
+                        if again < 0 or again & left:
+                            entry = nxt[entry]
+                            continue
+                    # no op left can produce the state this op needs, or none can lead there
+                    # from here (an append cannot undo a wrong append): a dead end
+                    failing = j
+                    e = entry
+                    while code[e] >= 0:
+                        e = nxt[e]
+                    if e != tail and ret_pos[~code[e]] > furthest:
+                        furthest = ret_pos[~code[e]]
+                else:
+                    if chain is not _NO_CHAIN and steps[j](chain) == new_state:
+                        entry = nxt[entry]  # blind to the chain: tried before the chain
+                        continue
+                    memo_key: tuple[Any, ...] = (ok_bits | bits[j], new_state)
+                    seen = memo.get(memo_key)
+                    fresh = True
+                    if seen is None:
+                        memo[memo_key] = [info_bits]
+                    else:
+                        for b in seen:
+                            if not b & not_info:
+                                fresh = False
+                                break
+                        else:
+                            _admit(seen, info_bits)
+                    if fresh:
+                        entries += 1
+                        stack.append((entry, state))
+                        state = new_state
+                        ok_bits = memo_key[0]
+                        chain = _NO_CHAIN
+                        # lift the op: its call and its return leave the list
+                        r = match[entry]
+                        p, q = prv[entry], nxt[entry]
+                        nxt[p] = q
+                        prv[q] = p
+                        p, q = prv[r], nxt[r]
+                        nxt[p] = q
+                        prv[q] = p
+                        entry = nxt[0]
+                        continue
+                    if not forced[j]:
+                        entry = nxt[entry]
+                        continue
+                    # a read that fits, whose continuation failed before: so does this one
+            elif entry == tail:
+                found = True
+                break
+            elif n_info:
+                scan = 0
+                limit = rank[entry]
                 continue
-            memo = (linearized | bits[j], new_state)
-            if memo not in cache:
-                cache.add(memo)
-                stack.append((entry, state))
-                state = new_state
-                linearized = memo[0]
-                # lift the op: its call and its return leave the list
-                r = match[entry]
-                p, q = prv[entry], nxt[entry]
-                nxt[p] = q
-                prv[q] = p
-                p, q = prv[r], nxt[r]
-                nxt[p] = q
-                prv[q] = p
-                entry = nxt[0]
-                continue
-            if not forced[j]:
-                entry = nxt[entry]
-                continue
-            # a read that fits, whose continuation failed before: so does this configuration
+            else:
+                failing = ~j
+                if ret_pos[failing] > furthest:
+                    furthest = ret_pos[failing]
         else:
-            # A return whose op is not linearized yet: the last choice was wrong.
+            # the ok ops are exhausted up to the return `entry`: try the info ops called before it
+            while scan < n_info and info_rank[scan] < limit:
+                b = info_bits_of[scan]
+                t = twin[scan]
+                if info_bits & b or (t and not info_bits & t):
+                    scan += 1
+                    continue
+                new_state = info_steps[scan](state)
+                if new_state is None or (
+                    chain is not _NO_CHAIN and info_steps[scan](chain) == new_state
+                ):
+                    # (blind to the chain so far: it would do the same first, on its own)
+                    scan += 1
+                    continue
+                start = state if chain is _NO_CHAIN else chain
+                with_it = info_bits | b
+                without = ~with_it
+                fresh = True
+                # what a configuration outside a chain completes, this one does too
+                for s in memo.get((ok_bits, new_state), ()):
+                    if not s & without:
+                        fresh = False
+                        break
+                if not fresh:
+                    scan += 1
+                    continue
+                memo_key = (ok_bits, new_state, start)
+                seen = memo.get(memo_key)
+                if seen is None:
+                    memo[memo_key] = [with_it]
+                else:
+                    without = ~with_it
+                    for s in seen:
+                        if not s & without:
+                            fresh = False
+                            break
+                    else:
+                        _admit(seen, with_it)
+                if fresh:
+                    entries += 1
+                    stack.append((size + scan, state))
+                    chains.append(start)
+                    chain = start
+                    state = new_state
+                    info_bits = with_it
+                    not_info = ~with_it
+                    scan = -1
+                    entry = nxt[0]
+                    break
+                scan += 1
+            if scan < 0:
+                continue
+            failing = ~code[entry]
+            if ret_pos[failing] > furthest:
+                furthest = ret_pos[failing]
+        if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
                 best_depth = deepest.depth = depth
-                deepest.failing = ops[~j].id
-                deepest.order = tuple(ops[code[e]].id for e, _ in stack)
-                deepest.states = tuple(s for _, s in stack[1:]) + ((state,) if stack else ())
+                deepest.failing = ops[failing].id
+                deepest.frames = stack[:]
+                deepest.last = state
         # backtrack: undo the last choice, and the forced reads above it, then try the next
-        j = -1
+        scan = -1
         while stack:
-            entry, state = stack.pop()
-            j = code[entry]
-            linearized ^= bits[j]
+            e, state = stack.pop()
+            if e >= size:
+                k = e - size
+                info_bits ^= info_bits_of[k]
+                not_info = ~info_bits
+                chains.pop()
+                chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
+                scan = k + 1
+                entry = nxt[0]
+                while code[entry] >= 0:
+                    entry = nxt[entry]
+                limit = rank[entry]
+                break
+            j = code[e]
+            ok_bits ^= bits[j]
+            chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
             # unlift: put the return back, then the call (reverse order of the lift)
-            r = match[entry]
+            r = match[e]
             nxt[prv[r]] = r
             prv[nxt[r]] = r
-            nxt[prv[entry]] = entry
-            prv[nxt[entry]] = entry
+            nxt[prv[e]] = e
+            prv[nxt[e]] = e
             if not forced[j]:
+                entry = nxt[e]
                 break
         else:
-            if j < 0 or forced[j]:
-                break  # nothing left to try
-        entry = nxt[entry]
-    if nxt[0] == tail:
-        order = tuple(code[e] for e, _ in stack)
-        states = tuple(s for _, s in stack[1:]) + (state,)
+            break  # nothing left to try
+    if found:
+        order = [code[e] if e < size else info[e - size] for e, _ in stack]
+        states = [s for _, s in stack[1:]] + ([state] if stack else [])
+        # info ops never linearized took effect last (as good as never: nothing observes it)
+        for k, j in enumerate(info):
+            if not info_bits & info_bits_of[k]:
+                after = info_steps[k](state)
+                if after is not None:
+                    state = after
+                order.append(j)
+                states.append(state)
         return PartitionResult(
             key=key,
             operations=ops,
             valid=True,
             linearization=tuple(ops[j].id for j in order),
-            states=states,
-            explored=len(cache),
+            states=tuple(states),
+            explored=entries,
         )
     return PartitionResult(
         key=key,
@@ -369,8 +575,109 @@ def _search(
         linearization=deepest.order,
         states=deepest.states,
         failing=deepest.failing,
-        explored=len(cache),
+        explored=entries,
     )
+
+
+def _admit(antichain: list[int], info_bits: int) -> None:
+    """Add a set of info ops that no set of `antichain` is part of; drop the sets it is part
+    of (they are dominated now): the list stays an antichain, as short as it can be."""
+    if len(antichain) > 1:
+        antichain[:] = [b for b in antichain if info_bits & ~b]
+    antichain.append(info_bits)
+
+
+class _Producers:
+    """Pruning by value. For an ok op that needs one state (`model.needs`): the ops of the part
+    that could produce that state (`model.produces`, `model.reaches`) as a bitset, -1 when the
+    model cannot say; and in `restart[j]` those that could set a state from which it may be
+    reached again (`model.leads_to`), -1 when the model cannot say, -2 until first asked.
+    Only ops called before the op returns count: the others cannot come before it."""
+
+    def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
+        self.model = model
+        self.ops = ops
+        self.bits = bits
+        self.restart = [-1] * len(ops)
+        self.needed: list[Any] = [None] * len(ops)
+        self.leads_to = model.leads_to or _never_leads
+        self.ready = False
+        self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
+        self.dependent: list[int] = []  # ops whose result depends on the state
+        self.by_state: dict[Any, int] = {}
+        self.again: dict[Any, int] = {}
+        self.calls: list[int] = []
+        self.prefix: list[int] = []
+
+    def _prepare(self) -> None:
+        model, ops, bits = self.model, self.ops, self.bits
+        produces = model.produces
+        for k, o in enumerate(ops):
+            if o.f in model.read_only:
+                continue
+            result = None if produces is None else produces(o)
+            if result is None:
+                self.dependent.append(k)
+            else:
+                self.fixed[result] = self.fixed.get(result, 0) | bits[k]
+        order = sorted(range(len(ops)), key=lambda k: ops[k].call)
+        self.calls = [ops[k].call for k in order]
+        prefix = [0]
+        for k in order:
+            prefix.append(prefix[-1] | bits[k])
+        self.prefix = prefix
+        self.ready = True
+
+    def of(self, j: int) -> int:
+        model = self.model
+        if model.needs is None or model.reaches is None:
+            return -1
+        need = model.needs(self.ops[j])
+        if need is None:
+            return -1
+        if not self.ready:
+            self._prepare()
+        produce = self.by_state.get(need)
+        if produce is None:
+            reaches, ops, bits = model.reaches, self.ops, self.bits
+            if model.leads_to is not None:
+                # The state must lead to `need`, or an op left must produce one that does
+                # (`restarts`): that alone prunes well (kv), so skip asking every append
+                # whether it could produce `need` itself (all ops count as producers).
+                produce = self.prefix[-1]
+            else:
+                produce = self.fixed.get(need, 0)
+                for k in self.dependent:
+                    if reaches(ops[k], need):
+                        produce |= bits[k]
+            self.by_state[need] = produce
+        self.needed[j] = need
+        self.restart[j] = -2 if self.model.leads_to is not None else -1
+        return produce & self._usable(j)
+
+    def restarts(self, j: int) -> int:
+        """The ops that set a state leading to what op j needs (computed when first asked)."""
+        need = self.needed[j]
+        again = self.again.get(need)
+        if again is None:
+            again = 0
+            leads_to = self.leads_to
+            for result, mask in self.fixed.items():
+                if leads_to(result, need):
+                    again |= mask
+            self.again[need] = again
+        again &= self._usable(j)
+        self.restart[j] = again
+        return again
+
+    def _usable(self, j: int) -> int:
+        """Ops called before op j returns, but j: the only ones that can come before it."""
+        ret = self.ops[j].ret
+        return self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
+
+
+def _never_leads(state: Any, target: Any) -> bool:
+    return True
 
 
 # --- evidence for a violation ----------------------------------------------------------------
@@ -405,7 +712,12 @@ def _violation(
     minimal = False
     if minimize:
         window, minimal = shrink(
-            model, part.operations, deadline=_budget(deadline, minimize_budget), max_cache=max_cache
+            model,
+            part.operations,
+            deadline=_budget(deadline, minimize_budget),
+            max_cache=max_cache,
+            stuck_at=part.stuck_at,
+            failing=part.failing,
         )
     return LinearizabilityEvidence(
         model=model.name,
@@ -428,12 +740,15 @@ def _budget(deadline: float | None, seconds: float) -> float:
 
 class _Work:
     """What the shrinking trials have spent, against their budgets (deterministic: memo
-    entries, not seconds; the deadline is only a safety net)."""
+    entries, not seconds; the deadline is only a safety net). A trial asked twice is answered
+    from memory."""
 
     def __init__(self, deadline: float, max_cache: int) -> None:
         self.deadline = deadline
         self.left = SHRINK_STATES
         self.trial_cap = min(SHRINK_TRIAL_STATES, max_cache)
+        self.known: dict[tuple[tuple[int, bool], ...], bool] = {}
+        self.undecided = False  # a trial ran out of budget (its answer "passes" is a guess)
 
     @property
     def exhausted(self) -> bool:
@@ -444,16 +759,38 @@ class _Work:
         kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
         if model.fast_check is not None:
             return model.fast_check(kept, model.init, None).valid is False
+        trial = tuple((o.id, o.ret is None) for o in kept)
+        answer = self.known.get(trial)
+        if answer is None:
+            answer = self.known[trial] = self._search(model, kept)
+        return answer
+
+    def _search(self, model: SequentialModel, kept: list[Operation]) -> bool:
         if self.exhausted:
+            self.undecided = True
             return False
-        cap = min(self.trial_cap, self.left)
-        result = search(model, kept, deadline=self.deadline, max_cache=cap)
+        result = search(model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left))
         self.left -= max(result.explored, 1)
+        if result.valid == "unknown":
+            self.undecided = True
         return result.valid is False
 
 
 def _as_info(o: Operation) -> Operation:
     return o if o.ret is None else evolve(o, ret=None, output=None, ret_time=None)
+
+
+class _Relaxed(dict[int, Operation]):
+    """Each op relaxed to unknown outcome once, however many trials relax it."""
+
+    def __missing__(self, key: int) -> Operation:
+        raise KeyError(key)
+
+    def of(self, o: Operation) -> Operation:
+        relaxed = self.get(o.id)
+        if relaxed is None:
+            relaxed = self[o.id] = _as_info(o)
+        return relaxed
 
 
 def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
@@ -466,24 +803,41 @@ def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]
 
 
 def shrink(
-    model: SequentialModel, operations: Sequence[Operation], *, deadline: float, max_cache: int
+    model: SequentialModel,
+    operations: Sequence[Operation],
+    *,
+    deadline: float,
+    max_cache: int,
+    stuck_at: int | None = None,
+    failing: int | None = None,
 ) -> tuple[tuple[Operation, ...], bool]:
     """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
-    First the shortest failing prefix (binary search on the cut: a prefix of a linearizable
-    history is linearizable, with its open ops as info). Then delta debugging (ddmin) on the
-    ops that remain, where an op left out of the window is not deleted but *relaxed* to an
-    unknown outcome (it may have taken effect at any time after its call, or never). So the
-    window fails whatever the other ops did, which keeps the writes a failing read depends on
-    (deleting them would make any read of their value fail on its own, a useless window); and
-    since "never" is one of the choices, the window alone, others deleted, fails too.
+    First the shortest failing prefix: a prefix of a linearizable history is linearizable, with
+    its open ops as info. The search that found the violation knows where to look: every op
+    returning before `stuck_at` was linearized by some order, so the cut there is tried first,
+    then a binary search on the later cuts if it passes (on all cuts without `stuck_at`).
+    Then QuickXplain (Junker, 2004) on the ops of that prefix, where an op left out of the
+    window is not deleted but *relaxed* to an unknown outcome (it may have taken effect at any
+    time after its call, or never). So the window fails whatever the other ops did, which keeps
+    the writes a failing read depends on (deleting them would make any read of their value
+    fail on its own, a useless window); and since "never" is one of the choices, the window
+    alone, others deleted, fails too. Relaxing more ops only allows more, so failing is
+    monotone and QuickXplain's answer is minimal: relaxing any one more op of it passes. It
+    asks O(k log(n/k)) trials for a window of k ops out of n (ddmin asked about twice as
+    many), preferring the ops nearest the `failing` op, which it tries first.
     Every trial is a search bounded in memo entries (`SHRINK_TRIAL_STATES`, all trials
-    together `SHRINK_STATES`), so the window does not depend on the machine's speed; an
-    undecided trial keeps its ops. `deadline` is a safety net."""
+    together `SHRINK_STATES`), so the window does not depend on the machine's speed; if a trial
+    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net."""
     ops = tuple(operations)
     work = _Work(deadline, max_cache)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
+    if stuck_at is not None and stuck_at in cuts:
+        first = cuts.index(stuck_at)
+        if first < hi and work.fails(model, truncate(ops, cuts[first])):
+            hi = first
+        lo = first
     while lo < hi and not work.exhausted:
         mid = (lo + hi) // 2
         if work.fails(model, truncate(ops, cuts[mid])):
@@ -494,36 +848,32 @@ def shrink(
         candidate = truncate(ops, cuts[lo])
         if work.fails(model, candidate):
             ops = candidate
-    window = list(ops)
+    relaxed_op = _Relaxed()
 
-    def fails_without(drop: set[int]) -> bool:
-        trial = [_as_info(o) if o.id in drop else o for o in ops]
-        trial = [o for o in trial if o.id not in drop or o.f not in model.read_only]
+    def fails_with(kept: set[int]) -> bool:
+        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?"""
+        trial = [o if o.id in kept else relaxed_op.of(o) for o in ops if o.id in kept or o.f not in model.read_only]
         return work.fails(model, trial)
 
-    relaxed: set[int] = set()
-    n = 2
-    minimal = False
-    while len(window) >= 2 and not work.exhausted:
-        chunk = -(-len(window) // n)
-        reduced = False
-        for start in range(0, len(window), chunk):
-            drop = {o.id for o in window[start : start + chunk]}
-            if len(drop) < len(window) and fails_without(relaxed | drop):
-                relaxed |= drop
-                window = [o for o in window if o.id not in drop]
-                n = max(n - 1, 2)
-                reduced = True
-                break
-            if work.exhausted:
-                break
-        else:
-            if not reduced and chunk == 1:
-                minimal = True
-                break
-        if not reduced:
-            if work.exhausted:
-                break
-            n = min(n * 2, len(window))
-    minimal = minimal or len(window) <= 1
-    return tuple(window), minimal
+    def explain(kept: set[int], fresh: bool, candidates: list[Operation]) -> list[Operation]:
+        """QuickXplain: the ops of `candidates` that a failure needs besides `kept`, preferring
+        the first ones; `fresh` says `kept` grew since its failure was last asked."""
+        if fresh and fails_with(kept):
+            return []
+        if len(candidates) == 1:
+            return candidates
+        half = len(candidates) // 2
+        first, second = candidates[:half], candidates[half:]
+        needed_second = explain(kept | {o.id for o in first}, True, second)
+        needed_first = explain(kept | {o.id for o in needed_second}, bool(needed_second), first)
+        return needed_first + needed_second
+
+    # Candidates closest to the failure first: the window then explains it with the ops
+    # nearest to it in time, the failing op first of all.
+    by_time = sorted(ops, key=lambda o: (o.id != failing, -o.call))
+    window = explain(set(), False, by_time) if ops else []
+    kept_ids = {o.id for o in window}
+    if not window or work.undecided or not fails_with(kept_ids):
+        # a trial ran out of its budget: keep the prefix, which is known to fail
+        return ops, len(ops) <= 1
+    return tuple(o for o in ops if o.id in kept_ids), True

@@ -198,3 +198,28 @@ def test_intervals_are_closed_when_a_call_and_a_return_share_an_instant() -> Non
 def test_json_values_built_by_hand_are_frozen_so_states_hash() -> None:
     h = (invoke(0, "write", [1, {"a": 2}]), ok(0, "write", [1, {"a": 2}]), invoke(1, "read"), ok(1, "read", [1, {"a": 2}]))
     assert check(REGISTER, h).valid is True
+
+
+def test_timed_out_ops_may_take_effect_one_after_another() -> None:
+    """Only the timed-out write(1) then the timed-out cas(1 -> 2) explain the read of 2: the
+    search must chain two ops of unknown outcome between two ok ones."""
+    h = (
+        invoke(0, "write", 1), info(0, "write"),
+        invoke(1, "cas", [1, 2]), info(1, "cas"),
+        invoke(2, "write", 0), ok(2, "write", 0),
+        invoke(2, "read"), ok(2, "read", 2),
+    )
+    assert check(CAS_REGISTER, h).valid is True
+    # each timed-out op takes effect at most once: 2 cannot be read twice around a 0
+    again = h + (invoke(2, "write", 0), ok(2, "write", 0), invoke(2, "read"), ok(2, "read", 2))
+    assert check(CAS_REGISTER, again).valid is False
+
+
+def test_alike_timed_out_writes_each_take_effect_at_most_once() -> None:
+    """Two timed-out write(1)s explain two reads of 1 after writes of 0, not three."""
+    h = [invoke(0, "write", 1), invoke(1, "write", 1), info(0, "write"), info(1, "write")]
+    for _ in range(2):
+        h += [invoke(2, "write", 0), ok(2, "write", 0), invoke(2, "read"), ok(2, "read", 1)]
+    assert check(REGISTER, tuple(h)).valid is True
+    h += [invoke(2, "write", 0), ok(2, "write", 0), invoke(2, "read"), ok(2, "read", 1)]
+    assert check(REGISTER, tuple(h)).valid is False

@@ -72,7 +72,7 @@ def test_every_kv_history_gets_the_expected_verdict(corpus: Path, name: str) -> 
 
 
 @pytest.mark.slow
-def test_every_etcd_violation_window_fails_on_its_own(corpus: Path) -> None:
+def test_every_etcd_violation_window_fails_on_its_own_and_is_minimal(corpus: Path) -> None:
     from checkers.linearizability.wgl import check_operations
 
     for path in sorted((corpus / "jepsen").glob("etcd_0*.log")):
@@ -80,3 +80,6 @@ def test_every_etcd_violation_window_fails_on_its_own(corpus: Path) -> None:
         if verdict.valid is False:
             again = check_operations(CAS_REGISTER, verdict.evidence.window, minimize=False)
             assert again.valid is False, path.name
+            # and no op of it can be spared: each one explains part of the failure
+            assert verdict.evidence.window_minimal, path.name
+            assert verdict.evidence.failing_op in verdict.evidence.window, path.name
