@@ -10,7 +10,7 @@ from attrs import evolve
 from impl.metadata.metadata import Metadata, placement_from_scratch
 from impl.metadata.records import DEFAULT_VERSION, NodeRecord
 from impl.metadata.results import Accepted, Malformed, Rejected, Result, node_field
-from impl.metadata.sequences import involved_in, params_in_use
+from impl.metadata.sequences import params_in_use
 from spec.nodes import NodeState
 
 
@@ -38,12 +38,9 @@ def unregister(m: Metadata, t: Mapping[str, Any]) -> Result:
     rec = m.directory.get(node)
     if rec is None:
         return Rejected(f"{node}: not registered")
-    if involved_in(m, node) is not None:
-        return Rejected(f"{node}: cannot unregister during a sequence")
+    # Cassandra's Unregister: present, and in its allowed start states; nothing else.
     if rec.state not in (NodeState.REGISTERED, NodeState.LEFT):
         return Rejected(f"{node}: cannot unregister from state {rec.state.value}")
-    if node in m.cms.writes:
-        return Rejected(f"{node}: cannot unregister a CMS member")
     directory = {n: r for n, r in m.directory.items() if n != node}
     return Accepted(metadata=m.next(directory=directory), kind="UNREGISTER")
 

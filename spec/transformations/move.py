@@ -32,7 +32,7 @@ class PrepareMove(Transformation):
             return refused
         return steps.prepare(m, node=self.node, op=MOVE, after=m.token_map.with_node_tokens(self.node, self.tokens),
                              new_tokens=tuple(sorted(self.tokens)),
-                             removed_tokens=m.token_map.tokens_of(self.node), state=NodeState.MOVING)
+                             removed_tokens=m.token_map.tokens_of(self.node))
 
 
 @frozen(kw_only=True)
