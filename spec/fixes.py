@@ -12,6 +12,8 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
   `unregister-prepared-join`).
 - `replace-cms-member-guard`: PREPARE_REPLACE refuses to replace a CMS member (finding
   `replace-cms-member`).
+- `replace-same-dc`: PREPARE_REPLACE refuses a replacement in another DC than the replaced node
+  (finding `cross-dc-replace`).
 - `two-epoch-cancel`: a cancel after MID first gives reads back (one epoch), and narrows the
   writes in the next (finding `cancel-after-mid`).
 - `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
@@ -34,11 +36,12 @@ COMPOSITION_GUARD = "composition-guard"
 LEAVE_COUNTS_IN_FLIGHT = "leave-counts-in-flight"
 UNREGISTER_IDLE_ONLY = "unregister-idle-only"
 REPLACE_CMS_MEMBER_GUARD = "replace-cms-member-guard"
+REPLACE_SAME_DC = "replace-same-dc"
 TWO_EPOCH_CANCEL = "two-epoch-cancel"
 BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
-                          REPLACE_CMS_MEMBER_GUARD, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED)
+                          REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED)
 METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED}
 """The fixes that change transformations (the others change the data path or the prover)."""
 
@@ -47,6 +50,7 @@ FINDING_FIXES: dict[str, str] = {
     "concurrent-leaves-under-rf": LEAVE_COUNTS_IN_FLIGHT,
     "unregister-prepared-join": UNREGISTER_IDLE_ONLY,
     "replace-cms-member": REPLACE_CMS_MEMBER_GUARD,
+    "cross-dc-replace": REPLACE_SAME_DC,
     "cancel-after-mid": TWO_EPOCH_CANCEL,
     "replaced-node-barrier-gap": BARRIER_WAITS_FOR_REPLACED,
 }
@@ -78,6 +82,11 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
         if replaced in m.cms.members:
             return Rejected(f"{replaced}: PREPARE_REPLACE of a CMS member; reconfigure the CMS first "
                             f"(fix {REPLACE_CMS_MEMBER_GUARD})")
+    if t.kind == "PREPARE_REPLACE" and REPLACE_SAME_DC in fixes and node is not None:
+        new, old = m.directory.get(node), m.directory.get(getattr(t, "replaced"))  # noqa: B009
+        if new is not None and old is not None and new.dc != old.dc:
+            return Rejected(f"{node}: PREPARE_REPLACE needs the replacement in {old.dc}, not {new.dc} "
+                            f"(fix {REPLACE_SAME_DC})")
     if (t.kind == "PREPARE_LEAVE" and LEAVE_COUNTS_IN_FLIGHT in fixes and node is not None
             and not getattr(t, "force", False) and m.directory.state(node) is not None):
         from spec.transformations.guards import leaves_enough_replicas

@@ -41,8 +41,12 @@ def transformations(draw: st.DrawFn, m: ClusterMetadata) -> T.Transformation:
         choices.append(st.builds(T.PrepareJoin, node=st.sampled_from(registered), tokens=tokens))
         if joined:
             choices.append(st.builds(T.PrepareReplace, node=st.sampled_from(registered), replaced=st.sampled_from(joined)))
+    leftover = registered + _ids(m, NodeState.LEFT)
+    if leftover:  # Cassandra's Unregister: REGISTERED or LEFT, even with a join prepared
+        choices.append(st.builds(T.Unregister, node=st.sampled_from(leftover)))
     if joined:
-        choices.append(st.builds(T.PrepareLeave, node=st.sampled_from(joined), remove=st.booleans()))
+        choices.append(st.builds(T.PrepareLeave, node=st.sampled_from(joined), remove=st.booleans(),
+                                 force=st.booleans()))
         choices.append(st.builds(T.PrepareMove, node=st.sampled_from(joined), tokens=tokens))
     # Likely rejections: a step out of order, an unknown node, a schema race.
     everyone = [n.id for n in m.directory] + [NodeId("ghost")]

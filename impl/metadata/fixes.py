@@ -3,7 +3,7 @@
 `execute(metadata, transformation, fixes)` is `impl.metadata.execute` with the named fixes'
 extra refusals and the two-epoch cancel; with no fixes it is exactly Cassandra's rules. The
 names match spec.fixes (docs/findings.md): composition-guard, leave-counts-in-flight,
-unregister-idle-only, replace-cms-member-guard, two-epoch-cancel (barrier-waits-for-replaced
+unregister-idle-only, replace-cms-member-guard, replace-same-dc, two-epoch-cancel (barrier-waits-for-replaced
 changes the data path, not a transformation, and is accepted and ignored here).
 """
 
@@ -33,6 +33,10 @@ def execute(m: Metadata, t: Mapping[str, Any], fixes: Iterable[str] = ()) -> Acc
         replaced = t.get("replaced")
         if isinstance(replaced, str) and replaced in m.cms.writes:
             return Rejected(f"{replaced}: is a CMS member (fix replace-cms-member-guard)")
+    if kind == "PREPARE_REPLACE" and "replace-same-dc" in chosen:
+        old = m.directory.get(t.get("replaced"))  # type: ignore[arg-type]
+        if old is not None and old.dc != m.directory[node].dc:
+            return Rejected(f"{node}: cannot replace from another datacenter (fix replace-same-dc)")
     if (kind == "PREPARE_LEAVE" and "leave-counts-in-flight" in chosen and t.get("force") is not True
             and m.directory[node].state.value == "JOINED"):
         bad = rf_violation(m, node)
