@@ -106,9 +106,9 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
     result = t.execute(m)
     if (t.kind in _PREPARES and COMPOSITION_GUARD in fixes and isinstance(result, Success)
             and node is not None):
-        new = result.metadata.in_progress.get(node)
-        if new is not None:
-            other = ownership.non_composing(m, new)
+        prepared = result.metadata.in_progress.get(node)
+        if prepared is not None:
+            other = ownership.non_composing(m, prepared)
             if other is not None:
                 return Rejected(f"{node}: {t.kind} does not compose with the sequence of {other} "
                                 f"(fix {COMPOSITION_GUARD})")
