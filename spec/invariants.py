@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from spec.cms import CMS_LOCK_HOLDER
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
 from spec.placement import ReplicaGroups
@@ -119,6 +120,8 @@ def at_rest_matches_from_scratch(m: ClusterMetadata) -> tuple[str, ...]:
 def locks_belong_to_sequences(m: ClusterMetadata) -> tuple[str, ...]:
     holders = {h for h, _ in m.locked_ranges.locks}
     performers = {s.node for s in m.in_progress.sequences()}
+    if m.cms.reconfiguration is not None:
+        performers.add(NodeId(CMS_LOCK_HOLDER))
     if holders != performers:
         return (f"locks held by {sorted(holders)} but sequences of {sorted(performers)}",)
     return ()

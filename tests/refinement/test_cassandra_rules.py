@@ -13,7 +13,7 @@ from campaign.formats.transformations import parse_transformation
 from impl.metadata import Accepted, Metadata, execute
 from spec.invariants import check_invariants
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeState
+from spec.nodes import NodeId, NodeState
 from spec.tokens import MIN_TOKEN
 from spec.transformations import Rejected
 
@@ -130,3 +130,48 @@ def test_a_left_node_may_join_again() -> None:
         {"kind": "PREPARE_JOIN", "node": "D", "tokens": [450]}])
     assert verdicts == [None] * 5
     assert spec_m.directory.state("D") is NodeState.LEFT  # StartJoin makes it BOOTSTRAPPING
+
+
+def test_schema_ddl_during_a_cms_reconfiguration_is_rejected_by_both() -> None:
+    spec_m, impl_m, verdicts = both(topology(RING4, SIMPLE), [
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B"]},
+        {"kind": "SCHEMA_CHANGE", "change": {"op": "CREATE_KEYSPACE", "keyspace": "k2",
+                                             "replication": {"class": "SimpleStrategy", "replication_factor": 1}}},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": 0},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": 0},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": 1},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": 2},
+        {"kind": "SCHEMA_CHANGE", "change": {"op": "CREATE_KEYSPACE", "keyspace": "k2",
+                                             "replication": {"class": "SimpleStrategy", "replication_factor": 1}}},
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": [], "remove": ["C"]}])
+    assert verdicts[0] is None and verdicts[1] is not None and "affects placements" in verdicts[1]
+    assert verdicts[2] is None and verdicts[3] is not None  # a duplicate ADVANCE is rejected
+    assert verdicts[4:7] == [None, None, None]
+    assert verdicts[7] is not None  # C is not a member
+    assert spec_m.cms.reconfiguration is None and not impl_m.cms.reconfiguring
+
+
+def test_an_unchanged_cms_membership_commits_as_a_no_op() -> None:
+    spec_m, impl_m, verdicts = both(topology(RING4, SIMPLE), [
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B"], "remove": []},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION"}, {"kind": "ADVANCE_CMS_RECONFIGURATION"},
+        {"kind": "ADVANCE_CMS_RECONFIGURATION"},
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": [], "remove": []}])
+    assert verdicts[:4] == [None] * 4
+    assert spec_m.cms.reconfiguration is None and not impl_m.cms.reconfiguring
+
+
+def test_startup_changes_an_address_only_when_no_sequence_is_in_flight() -> None:
+    spec_m, impl_m, verdicts = both(topology(RING4, SIMPLE), [
+        {"kind": "STARTUP", "node": "A", "version": "6.1"},
+        {"kind": "STARTUP", "node": "A", "address": "B"},
+        register("X"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]},
+        {"kind": "STARTUP", "node": "C", "address": "10.0.0.3"},
+        {"kind": "CANCEL_SEQUENCE", "node": "X"},
+        {"kind": "STARTUP", "node": "C", "address": "10.0.0.3"}])
+    assert verdicts[0] is None and verdicts[1] is not None  # B's address is taken
+    assert verdicts[4] is not None and "in-progress" in verdicts[4] or "in progress" in str(verdicts[4])
+    assert verdicts[6] is None
+    node_c = spec_m.directory.node(NodeId("C"))
+    assert node_c.broadcast == "10.0.0.3" and impl_m.directory["C"].broadcast == "10.0.0.3"
+    assert spec_m.directory.node(NodeId("A")).version.release == "6.1" and impl_m.directory["A"].version == "6.1"
