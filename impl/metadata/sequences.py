@@ -77,26 +77,6 @@ def involved_in(m: Metadata, node: str) -> Sequence | None:
     return None
 
 
-def _pending_tokens(m: Metadata) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for s in m.sequences.values():
-        if s.kind in (JOIN, MOVE):
-            for t in s.tokens:
-                out[t] = s.node
-    return out
-
-
-def _check_tokens_free(m: Metadata, node: str, tokens: Iterable[int]) -> Rejected | None:
-    pending = _pending_tokens(m)
-    for t in tokens:
-        owner = m.token_map.owner_of(t)
-        if owner is not None:  # a move names only new tokens (as the spec); its own count too
-            return Rejected(f"{node}: token {t} is already owned by {owner}")
-        if t in pending:
-            return Rejected(f"{node}: token {t} is claimed by the sequence of {pending[t]}")
-    return None
-
-
 def _busy(m: Metadata, node: str) -> Rejected | None:
     seq = involved_in(m, node)
     if seq is None:
@@ -352,8 +332,10 @@ def prepare_move(m: Metadata, t: Mapping[str, Any]) -> Result:
         return busy
     if rec.state is not NodeState.JOINED:
         return Rejected(f"{node}: cannot move from state {rec.state.value}")
-    if (taken := _check_tokens_free(m, node, tokens)) is not None:
-        return taken
+    for token in tokens:  # PrepareMove checks only locks; another owner is unrepresentable
+        owner = m.token_map.owner_of(token)
+        if owner is not None and owner != node:
+            return Rejected(f"{node}: token {token} is already owned by {owner}")
     old = m.token_map.tokens_of(node)
     return _prepare(
         m,

@@ -19,22 +19,6 @@ def node_in_state(m: ClusterMetadata, node: NodeId, kind: str, *states: NodeStat
     return found
 
 
-def tokens_available(m: ClusterMetadata, node: NodeId, kind: str, tokens: Sequence[int]) -> Rejected | None:
-    if not tokens:
-        return Rejected(f"{node}: {kind} needs at least one token")
-    if len(set(tokens)) != len(tokens):
-        return Rejected(f"{node}: {kind} repeats a token")
-    for t in tokens:
-        if not is_valid_token(t):
-            return Rejected(f"{node}: {kind} token {t} is outside the Murmur3 range")
-        owner = m.token_map.owner_of(t)
-        if owner is not None:
-            return Rejected(f"{node}: {kind} token {t} is already owned by {owner}")
-        if t in m.in_progress.pending_tokens():
-            return Rejected(f"{node}: {kind} token {t} is already being acquired")
-    return None
-
-
 def tokens_representable(m: ClusterMetadata, node: NodeId, kind: str, tokens: Sequence[int]) -> Rejected | None:
     """What a token map can hold: some tokens, none repeated, none owned by another node.
     Validity and availability checks belong to the operator layer (`spec.operator_checks`)."""
