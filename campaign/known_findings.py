@@ -24,7 +24,8 @@ class KnownFinding:
     """`campaign.fuzz.cause_class` of the failures it explains."""
     summary: str
     replay: str
-    """The smallest counterexample, as one command."""
+    """The smallest counterexample, as one command (failure files in examples/findings/ hold
+    their case, so they do not depend on the generator)."""
     fix: str
     """The proposed fix's name (`--fix NAME`)."""
 
@@ -53,8 +54,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "and move n5->5 both complete and the at-rest placements differ from scratch. "
             "Fix composition-guard: refuse a PREPARE whose deltas do not compose with those in flight."
         ),
-        replay=("tcmcheck placements examples/nts-rack-composition.json "
-                "--ops examples/nts-rack-composition-ops.json"),
+        replay="tcmcheck replay examples/findings/nts-rack-composition.json",
         fix="composition-guard",
     ),
     KnownFinding(
@@ -66,8 +66,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "it leaves a sequence and a range lock for a node the directory no longer has, which "
             "StartJoin cannot apply; the lock stays until a cancel. Fix unregister-idle-only."
         ),
-        replay=("tcmcheck placements examples/cep21-rf3-ring.json "
-                "--ops examples/unregister-prepared-join.json"),
+        replay="tcmcheck replay examples/findings/unregister-prepared-join.json",
         fix="unregister-idle-only",
     ),
     KnownFinding(
@@ -79,7 +78,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "member that is not in the directory (Cassandra's node-driven path reconfigures the CMS "
             "first; a racing or direct submission does not). Fix replace-cms-member-guard."
         ),
-        replay="tcmcheck replay --kind refine --seed 801002462",
+        replay="tcmcheck replay examples/findings/replace-cms-member.json",
         fix="replace-cms-member-guard",
     ),
     KnownFinding(
@@ -91,7 +90,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "ranges get fewer read replicas there than its RF (even below RF for good). "
             "Fix replace-same-dc: the replacement must be in the replaced node's DC."
         ),
-        replay="tcmcheck replay --kind refine --seed 801002478",
+        replay="tcmcheck replay examples/findings/cross-dc-replace.json",
         fix="replace-same-dc",
     ),
 )

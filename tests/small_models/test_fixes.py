@@ -7,6 +7,7 @@ fails nowhere (a longer one per fix runs under the `slow` marker).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from campaign.formats.ops import load_operations
 from campaign.formats.topology import load_topology
 from campaign.fuzz import run_campaign
 from campaign.known_findings import KNOWN_FINDINGS, known_finding
-from campaign.runs import run_one
+from campaign.runs import checked, run_one
 from campaign.shrink import cause_class
 from spec import fixes as F
 from spec.invariants import check_invariants
@@ -23,7 +24,7 @@ from spec.operations import run_operations
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BY_ID = {f.id: f for f in KNOWN_FINDINGS}
-REFINE_SEEDS = {"cancel-after-mid": 41, "replace-cms-member": 801002462, "cross-dc-replace": 801002478}
+FILES = sorted(p.stem for p in (EXAMPLES / "findings").glob("*.json"))
 
 
 def test_every_finding_has_a_fix_and_every_fix_a_finding() -> None:
@@ -31,15 +32,26 @@ def test_every_finding_has_a_fix_and_every_fix_a_finding() -> None:
     assert {F.FINDING_FIXES[f.id] for f in KNOWN_FINDINGS} == {f.fix for f in KNOWN_FINDINGS}
 
 
-@pytest.mark.parametrize("finding_id", sorted(REFINE_SEEDS))
-def test_a_refine_finding_disappears_with_its_fix(finding_id: str) -> None:
-    finding, seed = BY_ID[finding_id], REFINE_SEEDS[finding_id]
-    assert finding.replay.endswith(f"--seed {seed}")
-    faithful = run_one("refine", seed)
-    assert not faithful.outcome.valid
-    assert known_finding(cause_class(faithful.outcome.cause)) is finding
-    fixed = run_one("refine", seed, fixes=frozenset({finding.fix}))
-    assert fixed.outcome.valid, fixed.outcome.cause
+def test_every_refine_finding_has_a_stored_counterexample() -> None:
+    assert set(FILES) == {f.id for f in KNOWN_FINDINGS}
+
+
+@pytest.mark.parametrize("finding_id", FILES)
+def test_a_stored_counterexample_shows_its_finding_and_passes_with_its_fix(finding_id: str) -> None:
+    """examples/findings/<id>.json (a failure file: `tcmcheck replay` re-runs its stored case)."""
+    finding = BY_ID[finding_id]
+    doc = json.loads((EXAMPLES / "findings" / f"{finding_id}.json").read_text())
+    faithful = checked(doc["kind"], doc["case"], doc["seed"])
+    assert not faithful.valid
+    assert known_finding(cause_class(faithful.cause)) is finding
+    fixed = checked(doc["kind"], doc["case"], doc["seed"], fixes=frozenset({finding.fix}))
+    assert fixed.valid, fixed.cause
+
+
+def test_the_cancel_finding_still_reproduces_from_its_seed() -> None:
+    record = run_one("refine", 41)
+    assert known_finding(cause_class(record.outcome.cause)) is BY_ID["cancel-after-mid"]
+    assert run_one("refine", 41, fixes=frozenset({"two-epoch-cancel"})).outcome.valid
 
 
 @pytest.mark.parametrize(("finding_id", "topology", "ops"), [
