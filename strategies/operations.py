@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from spec import schema as S
 from spec import transformations as T
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId, NodeState, NodeVersion
 from spec.sequences import OperationKind, Step
 from strategies.topologies import locations, replication, small_tokens
 
@@ -50,6 +50,9 @@ def transformations(draw: st.DrawFn, m: ClusterMetadata) -> T.Transformation:
         choices.append(st.builds(T.PrepareMove, node=st.sampled_from(joined), tokens=tokens))
     # Likely rejections: a step out of order, an unknown node, a schema race.
     everyone = [n.id for n in m.directory] + [NodeId("ghost")]
+    choices.append(st.builds(T.Startup, node=st.sampled_from(everyone),  # refused mid-sequence
+                             address=st.sampled_from([None, "10.0.0.1", *everyone[:2]]),
+                             version=st.sampled_from([None, NodeVersion(release="6.1")])))
     choices.append(st.builds(lambda cls, n: cls(node=n), st.sampled_from(_ANY_STEP), st.sampled_from(everyone)))
     choices.append(schema_changes(m).map(lambda c: T.AlterSchema(change=c)))
     return draw(st.one_of(choices))
