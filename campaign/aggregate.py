@@ -100,7 +100,7 @@ class Tally:
 
         failures = sorted(self.failures, key=lambda f: (f.get("dir") or "", f["run"]))
         for f in failures:
-            finding = known_finding(cause_class(f["cause"]))
+            finding = known_finding(cause_class(f["cause"]), [x for x in (f.get("fix") or "").split(",") if x])
             f["known"] = finding.id if finding else None
         runs = sum(int(k[0]) for k in self.kinds.values())
         return {

@@ -50,18 +50,20 @@ def plan(runs: int, campaign_seed: int, kinds: Iterable[str]) -> list[tuple[int,
 
 
 def is_new_failure(rec: RunRecord, strict: bool = False) -> bool:
-    """A failing run that is not a known finding (campaign/known_findings.py); with `strict`,
-    any failing run."""
+    """A failing run that is not a known finding (campaign/known_findings.py; a finding whose
+    fix the run had on is not known) — with `strict`, any failing run."""
     from campaign.known_findings import known_finding
 
-    return not rec.outcome.valid and (strict or known_finding(cause_class(rec.outcome.cause)) is None)
+    return not rec.outcome.valid and (
+        strict or known_finding(cause_class(rec.outcome.cause), rec.fixes) is None)
 
 
 def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = KINDS, workers: int = 1,
                  max_seconds: float | None = None, fail_fast: bool = False, strict: bool = False,
                  mutant: str | None = None, on_record: Callable[[RunRecord], None] | None = None,
                  engine: str = "local", master: str | None = None, run_timeout: float | None = None,
-                 skip: Container[int] = (), stopping: Callable[[], bool] | None = None) -> list[RunRecord]:
+                 skip: Container[int] = (), stopping: Callable[[], bool] | None = None,
+                 fixes: frozenset[str] = frozenset()) -> list[RunRecord]:
     """Every run of the plan but those in `skip` (already recorded), or those finished before
     `max_seconds`, the first new failure with `fail_fast` (a known finding does not stop it
     unless `strict`), or `stopping()`; sorted by run index.
@@ -71,7 +73,8 @@ def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = KINDS,
     `on_record` sees each record in the main process as it finishes (to write it at once)."""
     ks = tuple(kinds)
     # a generator: a campaign of a billion runs (stopped by --max-seconds) costs no memory up front
-    todo = ((i, ks[i % len(ks)], run_seed(campaign_seed, i), mutant) for i in range(runs) if i not in skip)
+    todo = ((i, ks[i % len(ks)], run_seed(campaign_seed, i), mutant, fixes)
+            for i in range(runs) if i not in skip)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[RunRecord] = []
     stop_now = stopping or (lambda: False)

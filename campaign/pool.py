@@ -19,13 +19,13 @@ from typing import Any
 
 from campaign.runs import RunRecord, error_record, run_one
 
-Task = tuple[int, str, int, str | None]
-"""(run, kind, seed, mutant)"""
+Task = tuple[int, str, int, str | None, frozenset[str]]
+"""(run, kind, seed, mutant, fixes)"""
 
 
 def work(task: Task) -> RunRecord:
-    run, kind, seed, mutant = task
-    return run_one(kind, seed, run=run, mutant=mutant)
+    run, kind, seed, mutant, fixes = task
+    return run_one(kind, seed, run=run, mutant=mutant, fixes=fixes)
 
 
 def _worker_main(conn: Connection) -> None:
@@ -117,7 +117,7 @@ def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
     """The worker's record if it has one; an error record if it died or ran out of time (and
     `w.task` stays set so the caller replaces it); None if it is still working."""
     assert w.task is not None
-    run, kind, seed, mutant = w.task
+    run, kind, seed, mutant, fixes = w.task
     if w.conn.poll():
         try:
             rec: RunRecord = w.conn.recv()
@@ -128,9 +128,10 @@ def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
     elapsed = time.monotonic() - w.started
     if not w.proc.is_alive():
         w.proc.join()
-        return error_record(run, kind, seed, mutant, f"worker died: {signal_name(w.proc.exitcode)}", elapsed)
+        return error_record(run, kind, seed, mutant, f"worker died: {signal_name(w.proc.exitcode)}", elapsed,
+                            fixes)
     if run_timeout is not None and elapsed >= run_timeout:
-        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s", elapsed)
+        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s", elapsed, fixes)
     return None
 
 

@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import BadInput
+from campaign.pool import Task
 from campaign.runs import RunRecord, error_record
-
-Task = tuple[int, str, int, str | None]
 
 _SESSION: Any = None
 _LOCK = threading.Lock()
@@ -163,8 +162,9 @@ def _limited(task: Task, run_timeout: float) -> RunRecord:
     try:
         return work(task)
     except _Timeout:
-        run, kind, seed, mutant = task
-        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s", time.monotonic() - started)
+        run, kind, seed, mutant, fixes = task
+        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s",
+                            time.monotonic() - started, fixes)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
@@ -202,9 +202,9 @@ def run_spark(tasks: Iterable[Task], *, master: str | None, parallelism: int,
         try:
             return job([task])[0]
         except Exception as e:  # noqa: BLE001 (py4j wraps the executor's failure)
-            run, kind, seed, mutant = task
+            run, kind, seed, mutant, fixes = task
             return error_record(run, kind, seed, mutant, f"worker died: {_spark_reason(e)}",
-                                time.monotonic() - started)
+                                time.monotonic() - started, fixes)
 
     going = True
     queue = chunked()

@@ -172,9 +172,12 @@ class _Progress:
 @click.option("--mutant", default=None,
               help="Run against a deliberately broken impl (reject-create-table), to see the "
                    "campaign catch a bug.")
+@click.option("--fix", "fix_names", multiple=True,
+              help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
 def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
          resume: bool, engine: str, master: str | None, spark_ui: bool, run_timeout: float,
-         max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None) -> int:
+         max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None,
+         fix_names: tuple[str, ...] = ()) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
     import math
     import time
@@ -200,6 +203,11 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         raise BadInput(f"--run-timeout: expected a positive number of seconds, got {run_timeout}")
     kind_list = parse_kinds(kinds)
     check_mutant(mutant)
+    from campaign.known_findings import parse_fixes
+
+    fixes = parse_fixes(fix_names)
+    if fixes and mutant is not None:
+        raise BadInput("--fix: not with --mutant (a mutant is a broken engine, not a fix)")
     if master is not None:
         engine = "spark"
     if engine == "spark":
@@ -209,7 +217,8 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
             check_java()
     out = Path(out_dir)
     folder = CampaignDir(out)
-    params = {"runs": runs, "seed": seed, "kinds": list(kind_list), "mutant": mutant}
+    params = {"runs": runs, "seed": seed, "kinds": list(kind_list), "mutant": mutant,
+              "fixes": sorted(fixes)}
     recorded = folder.prepare(params, resume=resume)  # every output check, before any run
     recorded = {r: row for r, row in recorded.items() if r < runs}
     if engine == "spark":
@@ -230,7 +239,7 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
             run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
                          fail_fast=fail_fast, strict=strict, mutant=mutant, on_record=on_record,
                          engine=engine, master=master, run_timeout=run_timeout,
-                         skip=set(recorded), stopping=stop)
+                         skip=set(recorded), stopping=stop, fixes=fixes)
     finally:
         folder.stopped = stop.signum is not None
         path = folder.compact(rows)
@@ -253,7 +262,8 @@ def _known(row: dict[str, Any]) -> Any:
     from campaign.known_findings import known_finding
     from campaign.shrink import cause_class
 
-    return known_finding(cause_class(row["cause"]))
+    fixes = (row.get("fix") or "").split(",")
+    return known_finding(cause_class(row["cause"]), [f for f in fixes if f])
 
 
 def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds: tuple[str, ...],

@@ -18,7 +18,9 @@ MAX_INDENT = 16
 @click.argument("topology", type=click.Path(dir_okay=False))
 @click.option("--ops", "ops_path", type=click.Path(dir_okay=False), help="OPS.json: operations to run in order.")
 @click.option("--indent", type=int, default=None, help="Pretty-print the JSON with this indent.")
-def placements(topology: str, ops_path: str | None, indent: int | None) -> int:
+@click.option("--fix", "fix_names", multiple=True,
+              help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
+def placements(topology: str, ops_path: str | None, indent: int | None, fix_names: tuple[str, ...] = ()) -> int:
     """Print the read and write placements of every epoch as JSON.
 
     The first entry is the initial topology, then one entry per committed transformation. A
@@ -27,8 +29,11 @@ def placements(topology: str, ops_path: str | None, indent: int | None) -> int:
     """
     if indent is not None and not 0 <= indent <= MAX_INDENT:
         raise BadInput(f"--indent: expected 0 to {MAX_INDENT}, got {indent}")
+    from campaign.known_findings import parse_fixes
+
+    fixes = parse_fixes(fix_names)
     topo, ops = load_inputs(topology, ops_path)
-    run = run_operations(topo, ops)
+    run = run_operations(topo, ops, fixes)
     check_replicas(run, ops_path)
     click.echo(json.dumps(run_json(run), indent=indent))
     rejected = rejection(run, ops_path)

@@ -16,7 +16,8 @@ from campaign.errors import BadInput
 from campaign.formats.failure import check_case, load_failure
 
 
-def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str) -> dict[str, Any]:
+def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str,
+               fixes: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The verdict of one case; malformed cases (hand-edited files) are BadInput."""
     from campaign.runs import checked
     from impl.metadata import InvalidTopology
@@ -26,12 +27,14 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
     except BadInput as e:  # a case edited by hand: the input's fault, never a found bug
         raise BadInput(f"{where}: {e}") from None
     try:
-        outcome = checked(kind, case, seed, mutant=mutant)
+        outcome = checked(kind, case, seed, mutant=mutant, fixes=fixes)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
     out = {"kind": kind, "seed": seed, **outcome.to_json()}
     if mutant is not None:
         out["mutant"] = mutant
+    if fixes:
+        out["fixes"] = sorted(fixes)
     return out
 
 
@@ -41,16 +44,31 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 @click.option("--seed", type=int, default=None, help="The run's seed (as in runs.parquet).")
 @click.option("--mutant", default=None, help="Regenerate against this mutant (see tcmcheck fuzz).")
 @click.option("--indent", type=click.IntRange(0, 16), default=2, show_default=True, help="JSON indentation.")
-def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int) -> int:
+@click.option("--fix", "fix_names", multiple=True,
+              help="Re-run with a finding's proposed fix (repeatable; see docs/findings.md).")
+def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int,
+           fix_names: tuple[str, ...] = ()) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
     from campaign.commands.fuzz import check_mutant
+    from campaign.known_findings import parse_fixes
     from campaign.runs import KINDS, generate_case
+
+    fixes = parse_fixes(fix_names)
+    if fixes and mutant is not None:
+        raise BadInput("--fix: not with --mutant")
 
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:
             raise BadInput("replay: give either FILE or --kind/--seed, not both")
         doc = load_failure(file)
-        verdict = replay_doc(doc["kind"], doc["seed"], doc["case"], doc.get("mutant"), file)
+        if fixes and doc.get("mutant") is not None:
+            raise BadInput("--fix: not with a mutant's failure file")
+        if not fixes and doc.get("fixes") is not None:  # a failure of a --fix campaign replays with its fixes
+            recorded = doc["fixes"]
+            if not isinstance(recorded, list) or not all(isinstance(f, str) for f in recorded):
+                raise BadInput(f"{file}: fixes must be a list of fix names")
+            fixes = parse_fixes(recorded)
+        verdict = replay_doc(doc["kind"], doc["seed"], doc["case"], doc.get("mutant"), file, fixes)
     else:
         if kind is None or seed is None:
             raise BadInput("replay: give a failure FILE, or both --kind and --seed")
@@ -58,7 +76,7 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
             raise BadInput(f"--kind: unknown run kind {kind!r} (known: {', '.join(KINDS)})")
         check_mutant(mutant)
         case = generate_case(kind, seed)
-        verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}")
+        verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}", fixes)
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 
