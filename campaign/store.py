@@ -29,7 +29,7 @@ TABLE = "runs.parquet"
 FAILURES = "failures"
 
 COLUMNS = ("run", "kind", "seed", "valid", "cause", "final_epoch", "steps", "counters_json",
-           "coverage_json", "mutant", "replay", "failure_file", "duration_s", "finished_at")
+           "coverage_json", "mutant", "fix", "replay", "failure_file", "duration_s", "finished_at")
 TIMING_COLUMNS = ("duration_s", "finished_at")
 """The only columns that differ between two campaigns of the same command (wall clock)."""
 
@@ -43,7 +43,7 @@ def schema() -> Any:
                       ("valid", pa.bool_()), ("cause", pa.string()), ("final_epoch", pa.int64()),
                       ("steps", pa.int64()), ("counters_json", pa.string()),
                       ("coverage_json", pa.string()), ("mutant", pa.string()),
-                      ("replay", pa.string()), ("failure_file", pa.string()),
+                      ("fix", pa.string()), ("replay", pa.string()), ("failure_file", pa.string()),
                       ("duration_s", pa.float64()), ("finished_at", pa.float64())])
 
 
@@ -271,7 +271,7 @@ class CampaignDir:
             self._log = None
 
 
-OPTIONAL_COLUMNS = ("coverage_json", "mutant", "failure_file", "finished_at")
+OPTIONAL_COLUMNS = ("coverage_json", "mutant", "fix", "failure_file", "finished_at")
 """Columns campaigns written before durable campaigns lack; a report does without them."""
 
 
