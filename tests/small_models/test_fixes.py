@@ -90,7 +90,7 @@ def test_each_fix_alone_brings_no_new_failure(fix: str) -> None:
 @pytest.mark.parametrize(("args", "code"), [
     (["placements", "examples/nts-rack-composition.json", "--ops", "examples/nts-rack-composition-ops.json"], 0),
     (["placements", "examples/nts-rack-composition.json", "--ops", "examples/nts-rack-composition-ops.json",
-      "--fix", "composition-guard"], 1),
+      "--fix", "composition-guard"], 2),  # the guard refuses a step: a refused step is exit 2
     (["replay", "examples/findings/cross-dc-replace.json"], 1),
     (["replay", "examples/findings/cross-dc-replace.json", "--fix", "replace-same-dc"], 0),
     (["replay", "examples/findings/cross-dc-replace.json", "--fix", "no-such-fix"], 2),
@@ -102,5 +102,8 @@ def test_fix_option_on_the_commands(args: list[str], code: int, monkeypatch: pyt
 
     monkeypatch.chdir(EXAMPLES.parent)
     assert main(args) == code
-    if code == 2:
-        assert "unknown fix 'no-such-fix'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    if "no-such-fix" in args:
+        assert "unknown fix 'no-such-fix'" in err
+    elif code == 2:
+        assert "(fix composition-guard)" in err
