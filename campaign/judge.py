@@ -24,7 +24,7 @@ from checkers.linearizability.history import Op as HistoryOp
 from checkers.linearizability.model import LOG
 from checkers.linearizability.verdict import Verdict
 from checkers.linearizability.wgl import check
-from checkers.logs import CommitAttempt, LogEntry, LogVerdict, NodeLog, check_logs
+from checkers.logs import CommitAttempt, LogEntry, LogVerdict, LogViolation, NodeLog, check_logs
 from impl.cluster import RunResult
 from impl.scenario import Scenario
 from spec.metadata import ClusterMetadata
@@ -48,11 +48,17 @@ class Judgement:
         return {
             "valid": self.valid,
             "logs": {"valid": self.logs.valid,
-                     "violations": [f"{v.invariant} at epoch {v.epoch}" + (f" on {v.node}" if v.node else "")
-                                    for v in self.logs.evidence]},
+                     "violations": [_violation_line(v) for v in self.logs.evidence]},
             "history": {"valid": self.history.valid, "cause": self.history.cause},
             "refinement": list(self.refinement),
         }
+
+
+def _violation_line(v: LogViolation) -> str:
+    detail = dict(v.detail)
+    if "entry_id" in detail:  # duplicate-entry-id: name the request and both epochs
+        return f"{v.invariant} {detail['entry_id']} at epochs {detail.get('first_epoch')} and {v.epoch}"
+    return f"{v.invariant} at epoch {v.epoch}" + (f" on {v.node}" if v.node else "")
 
 
 def spec_start(scenario: Scenario) -> ClusterMetadata:

@@ -209,6 +209,12 @@ class Proposal:
             node.counters["paxos_recoveries"] += 1
         else:
             req = self.request
+            committed = node.log.entry_ids.get(req.entry_id)
+            if committed is not None:
+                # why: dedup holds against every entry committed before this slot (a resent
+                # request must never be chosen twice)
+                self._finish_committed(committed)
+                return
             meta = node.log.metadata
             result = node.executor.validate(meta, req.transformation)
             reason = rejection_reason(result)

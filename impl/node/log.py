@@ -70,7 +70,10 @@ class LocalLog:
         self.applied = start.epoch
         self.chain = start.chain
         self.metadata = metadata
-        self.entry_ids = {e.entry_id: ep for ep, e in d.entries.items()}
+        # why the snapshot's ids too: an entry id committed before the snapshot is still
+        # committed; forgetting it let a resent request commit a second time (sim 11002453)
+        self.entry_ids = dict(start.entry_ids)
+        self.entry_ids.update((e.entry_id, ep) for ep, e in d.entries.items())
         e = self.applied + 1
         while e in d.entries:
             self._apply(d.entries[e], persist=False)
@@ -113,7 +116,7 @@ class LocalLog:
             d.entries[entry.epoch] = entry
             d.chains[entry.epoch] = chain
             if snapshots.is_snapshot_epoch(entry.epoch, self._interval):
-                d.snapshots.append(snapshots.take(metadata, entry.epoch, chain))
+                d.snapshots.append(snapshots.take(metadata, entry.epoch, chain, self.entry_ids))
         if not self._recovering:
             self._on_apply(entry, None)
 
@@ -135,6 +138,7 @@ class LocalLog:
         self.metadata = metadata
         self.applied = snap.epoch
         self.chain = snap.chain
+        self.entry_ids.update(snap.entry_ids)
         self._on_apply(None, snap)
         pending = self.pending
         for ep in [ep for ep in pending if ep <= self.applied]:
