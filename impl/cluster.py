@@ -119,7 +119,7 @@ class Cluster:
         self.nodes: dict[str, Node | None] = {}
         self._scheduled = False
         for i, nid in enumerate(self.node_ids):
-            self.nodes[nid] = Node(node_id=nid, index=i, cluster=self, disk=self.disks[nid])
+            self.nodes[nid] = Node(node_id=nid, index=i, world=self, disk=self.disks[nid])
 
     def _initial_disks(self, topology: dict[str, Any]) -> dict[str, Disk]:
         init = self.scenario.initialize
@@ -200,7 +200,7 @@ class Cluster:
         if self.nodes.get(node_id) is not None:
             return
         self.trace.event("restart", node_id)
-        node = Node(node_id=node_id, index=self.node_ids.index(node_id), cluster=self,
+        node = Node(node_id=node_id, index=self.node_ids.index(node_id), world=self,
                     disk=self.disks[node_id])
         self.nodes[node_id] = node
         self.counters["restarts"] += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from impl.cms.election import Election
 from impl.cms.paxos import Acceptor
@@ -38,20 +38,19 @@ from impl.messages import (
     SubmitResult,
 )
 from impl.node.fetcher import PeerLogFetcher
+from impl.node.host import World
 from impl.node.log import Disk, LocalLog
 from impl.node.submitter import Submitter
 from impl.settings import Settings
 from impl.sim.events import Event
 
-if TYPE_CHECKING:
-    from impl.cluster import Cluster
-
 
 class Node:
-    def __init__(self, *, node_id: str, index: int, cluster: Cluster, disk: Disk) -> None:
+    def __init__(self, *, node_id: str, index: int, world: World, disk: Disk) -> None:
         self.id = node_id
         self.index = index
-        self.cluster = cluster
+        self.world = world
+        cluster = world
         self.disk = disk
         self.alive = True
         self.settings: Settings = cluster.settings
@@ -93,7 +92,7 @@ class Node:
     # --- plumbing ---
 
     def send(self, dst: str, msg: Message) -> None:
-        self.cluster.bus.send(self.id, dst, msg)
+        self.world.bus.send(self.id, dst, msg)
 
     def timer(self, delay: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
         return self._queue.after(delay, self._fire, fn, args, work=work)
@@ -149,7 +148,7 @@ class Node:
         """A value was chosen: apply it here, then push it to every node (best effort)."""
         self.log.offer(entry)
         msg = Commit(sender=self.id, epoch=max(self.log.applied, entry.epoch), entry=entry)
-        for other in self.cluster.node_ids:
+        for other in self.world.node_ids:
             if other != self.id:
                 self.send(other, msg)
 
@@ -181,7 +180,7 @@ class Node:
         self.timer(self.settings.gossip_interval_ns, self.gossip_round, work=False)
 
     def gossip_round_once(self) -> None:
-        ids = self.cluster.node_ids
+        ids = self.world.node_ids
         peer = ids[self.rng.randrange(len(ids))]
         if peer != self.id:
             self.send(peer, Gossip(sender=self.id, epoch=self.log.applied))
@@ -212,7 +211,7 @@ class Node:
         else:
             assert snap is not None
             self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
-        self.cluster.observe_apply(self.id, entry, snap)
+        self.world.observe_apply(self.id, entry, snap)
         self.acceptor.forget_upto(log.applied)
         if self.alive:
             self.service.on_log_advanced()
@@ -226,7 +225,7 @@ class Node:
     def _on_apply_failure(self, entry: Entry, reason: str) -> None:
         self.counters["apply_failures"] += 1
         self.trace.event("apply_failure", self.id, "-", f"{entry.brief()} {reason}")
-        self.cluster.apply_failures.append((self.id, entry.epoch, reason))
+        self.world.apply_failures.append((self.id, entry.epoch, reason))
 
 
 def _ignore(_: Message) -> None:
