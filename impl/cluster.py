@@ -17,6 +17,7 @@ from typing import Any
 
 from attrs import frozen
 
+from impl import client_workload
 from impl.bus import Bus
 from impl.cms.election import Election
 from impl.cms.reconfiguration import AUTO, policy_members
@@ -26,7 +27,7 @@ from impl.history import History, Op
 from impl.messages import Gossip, Message
 from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
-from impl.scenario import Scenario, Submission
+from impl.scenario import Operation, Scenario, Submission
 from impl.sim.clock import VirtualClock
 from impl.sim.events import EventQueue
 from impl.trace import Trace
@@ -67,6 +68,16 @@ class RunResult:
     """Any epoch seen holding two different entries (on two nodes, or one node twice)."""
     apply_failures: tuple[tuple[str, int, str], ...]
     trace: tuple[str, ...] = ()
+    operations: tuple[tuple[str, str, str], ...] = ()
+    """(node, operation, outcome) of every topology operation that ended, in time order."""
+
+    @property
+    def client_history(self) -> tuple[Op, ...]:
+        return tuple(op for op in self.history if op.f != "commit")
+
+    @property
+    def commit_history(self) -> tuple[Op, ...]:
+        return tuple(op for op in self.history if op.f == "commit")
 
     def counter(self, name: str) -> int:
         return dict(self.counters).get(name, 0)
@@ -88,6 +99,7 @@ class RunResult:
             "counters": dict(self.counters),
             "conflicts": list(self.conflicts),
             "apply_failures": [list(f) for f in self.apply_failures],
+            "operations": [list(o) for o in self.operations],
         }
 
 
@@ -110,8 +122,13 @@ class Cluster:
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
         topology = json.loads(scenario.topology)
-        self.node_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        # why the operation nodes too: a joining or replacing node is a process from the start,
+        # absent from the metadata until it registers
+        self.node_ids: list[str] = sorted({str(n["id"]) for n in topology.get("nodes", [])}
+                                          | {o.node for o in scenario.operations})
         self._dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
+        self._skew = dict(scenario.clock_skew)
+        self.operation_outcomes: list[tuple[str, str, str]] = []
         self.disks: dict[str, Disk] = self._initial_disks(topology)
         self.bus = Bus(queue=self.queue, rng=self.rng, trace=self.trace, counters=self.counters,
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
@@ -146,6 +163,13 @@ class Cluster:
         return policy_members(self.node_ids, s.cms_size)
 
     # --- what the bus and nodes ask of the cluster ---
+
+    def skew_of(self, node_id: str) -> int:
+        return self._skew.get(node_id, 0)
+
+    def operation_finished(self, node_id: str, op: str, outcome: str) -> None:
+        self.operation_outcomes.append((node_id, op, outcome))
+        self.counters["operations_" + outcome.split(":")[0]] += 1
 
     def is_up(self, node_id: str) -> bool:
         return self.nodes.get(node_id) is not None
@@ -187,6 +211,46 @@ class Cluster:
             return
         node.submitter.submit(sub.transformation)
 
+    def _client_op(self, op: client_workload.ClientOp) -> None:
+        node = self.nodes.get(op.node)
+        if node is None:
+            # why: a client cannot reach a down node; the operation never happened
+            self.counters["client_ops_skipped"] += 1
+            return
+        history = self.history
+        process = history.new_process()
+        written = json.dumps(op.value)
+        history.record(process, "invoke", written, op.node, f=op.f, key=op.key)
+        self.counters["client_" + op.f + "s"] += 1
+
+        def done(outcome: str, value: object) -> None:
+            if op.f == "write":
+                shown = written
+            else:
+                shown = json.dumps(value if outcome == "ok" else None)
+            history.record(process, outcome, shown, op.node, f=op.f, key=op.key)
+            self.counters[f"client_{op.f}_{outcome}"] += 1
+
+        token = node.replica.token(op.key)
+        if op.f == "write":
+            assert op.value is not None
+            node.coordinator.write(op.keyspace, op.key, token, op.value, op.cl, done)
+        else:
+            node.coordinator.read(op.keyspace, op.key, token, op.cl, done)
+
+    def _begin_operation(self, o: Operation) -> None:
+        node = self.nodes.get(o.node)
+        self.trace.event("operation", o.node, o.target or "-", f"request {o.op}")
+        if node is None:
+            self.operation_finished(o.node, o.op, "skipped: node down")
+            return
+        node.operation.begin(o.op, target=o.target, tokens=o.tokens, location=o.location)
+
+    def _cancel_operation(self, node_id: str) -> None:
+        node = self.nodes.get(node_id)
+        if node is not None:
+            node.operation.cancel()
+
     def _crash(self, node_id: str) -> None:
         node = self.nodes.get(node_id)
         if node is None:
@@ -210,6 +274,7 @@ class Cluster:
         node.send(node.pick_cms_member(avoid=node_id),
                   Gossip(sender=node_id, epoch=node.log.applied))
         node.reconfiguration.poll()
+        node.operation.advance()  # a node resumes its operation from what the log says
 
     def _set_target(self, members: tuple[str, ...]) -> None:
         self.cms_target = members
@@ -233,6 +298,16 @@ class Cluster:
             submissions.extend(generate(w, self.rng, self.node_ids, self._dcs))
         for sub in submissions:
             q.at(sub.at, self._submit, sub)
+        value = 1
+        for cw in s.clients:
+            ops = client_workload.generate(cw, self.rng, self.node_ids, value)
+            value += sum(1 for op in ops if op.f == "write")
+            for op in ops:
+                q.at(op.at, self._client_op, op)
+        for o in s.operations:
+            q.at(o.at, self._begin_operation, o)
+        for cancel in s.cancels:
+            q.at(cancel.at, self._cancel_operation, cancel.node)
         for c in s.crashes:
             q.at(c.at, self._crash, c.node)
             if c.restart is not None:
@@ -269,7 +344,8 @@ class Cluster:
         for node in self.nodes.values():
             if node is None:
                 continue
-            if node.submitter.pending or node.service.busy or node.reconfiguration.busy:
+            if node.submitter.pending or node.service.busy or node.reconfiguration.busy \
+                    or node.coordinator.busy or node.operation.busy:
                 return False
             epochs.add(node.log.applied)
         return len(epochs) <= 1
@@ -320,7 +396,7 @@ class Cluster:
             nodes=tuple(nodes), history=tuple(self.history.ops),
             counters=tuple(sorted((k, v) for k, v in self.counters.items() if v)),
             conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
-            trace=tuple(self.trace.lines))
+            trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes))
 
 
 def _disk_applied(disk: Disk) -> int:

@@ -33,6 +33,13 @@ class Disk:
         # entry id -> (reason, epoch) of requests this CMS member rejected: a duplicated or
         # delayed copy of the same request gets the same answer instead of a second chance
         self.rejected: dict[str, tuple[str, int]] = {}
+        # the replica's data: (keyspace, key) -> (timestamp, value), last write wins
+        self.data: dict[tuple[str, str], tuple[int, int]] = {}
+        # (epoch, metadata) at every placement change applied here (VersionedEndpoints)
+        self.placement_epochs: list[tuple[int, Any]] = []
+        # the topology operation this node drives, if any (survives a crash: resume)
+        self.operation: Any = None
+        self.next_request_id = 0
 
 
 ApplyHook = Callable[[Entry | None, Snapshot | None], None]
