@@ -124,7 +124,8 @@ class Cluster:
         topology = json.loads(scenario.topology)
         # why the operation nodes too: a joining or replacing node is a process from the start,
         # absent from the metadata until it registers
-        self.node_ids: list[str] = sorted({str(n["id"]) for n in topology.get("nodes", [])}
+        self.topology_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        self.node_ids: list[str] = sorted(set(self.topology_ids)
                                           | {o.node for o in scenario.operations})
         self._dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
         self._skew = dict(scenario.clock_skew)
@@ -160,7 +161,7 @@ class Cluster:
             return None
         if s.cms_size is None:
             return AUTO
-        return policy_members(self.node_ids, s.cms_size)
+        return policy_members(self.topology_ids, s.cms_size)
 
     # --- what the bus and nodes ask of the cluster ---
 

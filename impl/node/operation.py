@@ -37,6 +37,7 @@ class OperationDriver:
         self._streaming: Streaming | None = None
         self._streamed_for: int | None = None
         self._waiting = False
+        self._resume_at = 0  # advance again once the log reaches this epoch
 
     # --- starting ---
 
@@ -95,7 +96,7 @@ class OperationDriver:
         node = self._node
         st = self.state
         if st is None or st["outcome"] is not None or self._submitting is not None \
-                or self._waiting or not node.alive:
+                or self._waiting or not node.alive or node.log.applied < self._resume_at:
             return
         meta = node.log.metadata
         seq_node = st["seq_node"]
@@ -123,6 +124,10 @@ class OperationDriver:
         step = seq.next_step
         kind = f"{step}_{_STEP_OP[seq.kind]}"
         if step != "START":
+            # the barrier waits for the epoch of the sequence's previous step (Cassandra keeps
+            # it in the sequence as `latestModification`); read from the log, so that a node
+            # that crashed before hearing the step's result still waits for the right epoch
+            st["last_epoch"] = max(st["last_epoch"], self._latest_modification(seq_node))
             if self._barrier_passed != (step, st["last_epoch"]):
                 self._await_barrier(step, st["last_epoch"], seq_node)
                 return
@@ -130,6 +135,17 @@ class OperationDriver:
                 self._stream(st["last_epoch"])
                 return
         self._submit({"kind": kind, "node": seq_node}, step)
+
+    def _latest_modification(self, seq_node: str) -> int:
+        log = self._node.log
+        for epoch in range(log.applied, log.first_held - 1, -1):
+            entry = log.get(epoch)
+            if entry is None:
+                break
+            if entry.kind.startswith(("PREPARE_", "START_", "MID_")) and \
+                    f'"node":"{seq_node}"' in entry.transformation:
+                return epoch
+        return log.applied if log.first_held > 1 else 0
 
     def _prepare(self, st: dict[str, Any]) -> dict[str, Any]:
         op = st["op"]
@@ -168,14 +184,21 @@ class OperationDriver:
             st["last_epoch"] = result.committed_epoch
             if self._node.log.applied < result.committed_epoch:
                 self._node.fetcher.want(result.committed_epoch, result.sender)
+                self._resume_at = result.committed_epoch
                 return  # advance() runs when the log gets there
         elif what in ("PREPARE", "REGISTER"):
             self._finish(f"rejected: {result.reason}")
             return
         else:
-            # a step refused: if the log moved (another attempt committed it, or a cancel),
-            # the metadata says what next; otherwise the operation cannot go on
-            seq = self._node.log.metadata.sequences.get(st["seq_node"])
+            # a step refused: if the deciding member was ahead (the step committed already, a
+            # cancel), catch up and let the metadata say what next; if we were as far as it
+            # and the sequence still waits for this step, the operation cannot go on
+            node = self._node
+            if node.log.applied < result.decided_epoch:
+                node.fetcher.want(result.decided_epoch, result.sender)
+                self._resume_at = result.decided_epoch
+                return
+            seq = node.log.metadata.sequences.get(st["seq_node"])
             if seq is not None and seq.next_step == what:
                 self._finish(f"failed: {what} rejected: {result.reason}")
                 return
