@@ -225,10 +225,8 @@ class Cluster:
         self.counters["client_" + op.f + "s"] += 1
 
         def done(outcome: str, value: object) -> None:
-            if op.f == "write":
-                shown = written
-            else:
-                shown = json.dumps(value if outcome == "ok" else None)
+            # a write shows the value it wrote whatever the outcome; a read what it read
+            shown = written if op.f == "write" else json.dumps(value if outcome == "ok" else None)
             history.record(process, outcome, shown, op.node, f=op.f, key=op.key)
             self.counters[f"client_{op.f}_{outcome}"] += 1
 

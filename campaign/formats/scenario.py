@@ -8,8 +8,8 @@ from typing import Any
 
 from campaign.errors import BadInput
 from impl.bus import Latency, NetworkFaults
-from impl.entry import canonical_json
 from impl.data.consistency import LEVELS
+from impl.entry import canonical_json
 from impl.node.progress_barrier import CHAIN
 from impl.scenario import (
     Cancel,

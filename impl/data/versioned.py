@@ -13,33 +13,49 @@ from __future__ import annotations
 from typing import Any
 
 
-def observe(history: list[tuple[int, Any]], metadata: Any) -> None:
-    """Record `metadata` if some keyspace's placement is not the one recorded last."""
-    if getattr(metadata, "placements", None) is None:
-        return  # an engine without data placements (tests' stand-in): no data path
-    if history:
-        last = history[-1][1]
-        if last.placements is metadata.placements and _replication(last) == _replication(metadata):
-            return
-    history.append((metadata.epoch, metadata))
-
-
 def _replication(m: Any) -> tuple[tuple[str, Any], ...]:
     return tuple((name, ks.replication.key) for name, ks in sorted(m.keyspaces.items()))
 
 
-def last_modified(history: list[tuple[int, Any]], keyspace: str, token: int, *, writes: bool) -> int:
-    def group(m: Any) -> tuple[str, ...] | None:
-        if keyspace not in m.keyspaces:
-            return None
-        g: tuple[str, ...] = (m.write_replicas(keyspace, token) if writes
-                              else m.read_replicas(keyspace, token))
-        return g
+def group(m: Any, keyspace: str, token: int, *, writes: bool) -> tuple[str, ...] | None:
+    if keyspace not in m.keyspaces:
+        return None
+    g: tuple[str, ...] = (m.write_replicas(keyspace, token) if writes
+                          else m.read_replicas(keyspace, token))
+    return g
 
-    if not history:
-        return 0
-    current = group(history[-1][1])
-    for i in range(len(history) - 1, 0, -1):
-        if group(history[i - 1][1]) != current:
-            return history[i][0]
-    return history[0][0]
+
+class PlacementHistory:
+    """Persisted on the node's Disk; answers are memoized until the next change."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[int, Any]] = []
+        self._memo: dict[tuple[str, int, bool], int] = {}
+
+    def observe(self, metadata: Any) -> None:
+        """Record `metadata` if some keyspace's placement is not the one recorded last."""
+        if getattr(metadata, "placements", None) is None:
+            return  # an engine without data placements (tests' stand-in): no data path
+        if self.changes:
+            last = self.changes[-1][1]
+            if last.placements is metadata.placements and _replication(last) == _replication(metadata):
+                return
+        self.changes.append((metadata.epoch, metadata))
+        self._memo = {}
+
+    def last_modified(self, keyspace: str, token: int, *, writes: bool) -> int:
+        k = (keyspace, token, writes)
+        hit = self._memo.get(k)
+        if hit is not None:
+            return hit
+        h = self.changes
+        out = 0
+        if h:
+            current = group(h[-1][1], keyspace, token, writes=writes)
+            out = h[0][0]
+            for i in range(len(h) - 1, 0, -1):
+                if group(h[i - 1][1], keyspace, token, writes=writes) != current:
+                    out = h[i][0]
+                    break
+        self._memo[k] = out
+        return out

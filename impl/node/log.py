@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from impl import snapshots
+from impl.data.versioned import PlacementHistory
 from impl.engine import Executor
 from impl.entry import GENESIS_CHAIN, Entry, Snapshot, chain_hash
 
@@ -35,8 +36,8 @@ class Disk:
         self.rejected: dict[str, tuple[str, int]] = {}
         # the replica's data: (keyspace, key) -> (timestamp, value), last write wins
         self.data: dict[tuple[str, str], tuple[int, int]] = {}
-        # (epoch, metadata) at every placement change applied here (VersionedEndpoints)
-        self.placement_epochs: list[tuple[int, Any]] = []
+        # the metadata at every placement change applied here (VersionedEndpoints)
+        self.placement_epochs = PlacementHistory()
         # the topology operation this node drives, if any (survives a crash: resume)
         self.operation: Any = None
         self.next_request_id = 0

@@ -46,7 +46,6 @@ from impl.messages import (
     WatermarkRequest,
     WatermarkResponse,
 )
-from impl.data import versioned
 from impl.node.coordinator import Coordinator
 from impl.node.fetcher import PeerLogFetcher
 from impl.node.host import World
@@ -83,7 +82,7 @@ class Node:
         self.log = LocalLog(disk=disk, executor=cluster.executor,
                             snapshot_interval=self.settings.snapshot_interval,
                             on_apply=self._on_apply, on_apply_failure=self._on_apply_failure)
-        versioned.observe(disk.placement_epochs, self.log.metadata)
+        disk.placement_epochs.observe(self.log.metadata)
         self.replica = Replica(self)
         self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)
         self.operation = OperationDriver(self)
@@ -265,7 +264,7 @@ class Node:
             self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
         self.world.observe_apply(self.id, entry, snap)
         self.acceptor.forget_upto(log.applied)
-        versioned.observe(self.disk.placement_epochs, log.metadata)
+        self.disk.placement_epochs.observe(log.metadata)
         if self.alive:
             self.service.on_log_advanced()
             self.reconfiguration.on_log_advanced()

@@ -43,6 +43,9 @@ class Replica:
         self.storage = ReplicaStorage(node.disk.data)
         self._waiting: list[Message] = []
         self._tokens: dict[str, int] = {}
+        # the token's groups under the current metadata (cleared when the metadata changes)
+        self._groups_of: object = None
+        self._groups: dict[tuple[str, int, bool], frozenset[str]] = {}
 
     def token(self, key: str) -> int:
         t = self._tokens.get(key)
@@ -65,13 +68,19 @@ class Replica:
         meta = node.log.metadata
         if msg.keyspace not in meta.keyspaces:
             return UNKNOWN_KEYSPACE
-        group = meta.write_replicas(msg.keyspace, msg.token) if writes else meta.read_replicas(
-            msg.keyspace, msg.token)
+        key = (msg.keyspace, msg.token, writes)
+        if self._groups_of is not meta:
+            self._groups_of = meta
+            self._groups = {}
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = frozenset(versioned.group(meta, msg.keyspace, msg.token,
+                                                                  writes=writes) or ())
         if node.id not in group:
             node.counters["invalid_routing"] += 1
             return INVALID_ROUTING
-        if versioned.last_modified(node.disk.placement_epochs, msg.keyspace, msg.token,
-                                   writes=writes) > msg.epoch:
+        if node.disk.placement_epochs.last_modified(msg.keyspace, msg.token,
+                                                     writes=writes) > msg.epoch:
             node.counters["coordinator_behind"] += 1
             return COORDINATOR_BEHIND
         return None
