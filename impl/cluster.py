@@ -22,7 +22,7 @@ from impl.bus import Bus
 from impl.cms.election import Election
 from impl.cms.reconfiguration import AUTO, policy_members
 from impl.engine import Engine, Executor, MetadataEngine
-from impl.entry import Entry, Snapshot
+from impl.entry import Entry, Snapshot, canonical_json
 from impl.history import History, Op
 from impl.messages import Gossip, Message
 from impl.node.log import Disk, initial_disk
@@ -249,6 +249,15 @@ class Cluster:
         node = self.nodes.get(node_id)
         if node is not None:
             node.operation.cancel()
+            return
+        # why another node: the operator cancels a failed bootstrap from a live node (the
+        # CEP's `nodetool cancel bootstrap`); the sequence is named by the driver's disk
+        op = self.disks[node_id].operation
+        seq_node = op["seq_node"] if op is not None else node_id
+        live = [n for n in self.nodes.values() if n is not None]
+        if live:
+            self.trace.event("operation", live[0].id, node_id, f"cancel {seq_node}")
+            live[0].submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": seq_node}))
 
     def _crash(self, node_id: str) -> None:
         node = self.nodes.get(node_id)

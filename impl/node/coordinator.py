@@ -4,8 +4,9 @@ Plans come from the coordinator's own metadata (`ReplicaPlans.forWrite` / `forRe
 - a write goes to every write replica of the token and needs `blockForWrite` responses: the
   level's count over the natural replicas plus one per pending replica (impl/data/consistency);
 - a read goes to the token's read replicas and needs `blockFor` data responses; the newest
-  cell (timestamp, then value) wins and any responder that returned an older cell is repaired
-  before the read answers (blocking read repair, `BlockingReadRepair`).
+  cell (timestamp, then value) wins and is written back, before the read answers, to the
+  write replicas that lack it until the write level's count hold it (blocking read repair
+  over the repair plan: `ReplicaPlans.forReadRepair`, `BlockingPartitionRepair`).
 Every response carries the replica's epoch. An error (`InvalidRouting`, `CoordinatorBehind`)
 does not count. When a response shows a newer epoch, the coordinator catches up to it and,
 before answering, checks that the responses it has still satisfy the level under the newer
@@ -33,7 +34,8 @@ Done = Callable[[str, Any], None]
 class _Request:
     __slots__ = ("id", "write", "keyspace", "key", "token", "cl", "done", "replicas",
                  "requirement", "plan_epoch", "acks", "errors", "cells", "max_epoch", "timer",
-                 "value", "timestamp", "repairing", "repaired", "finished")
+                 "value", "timestamp", "repairing", "repaired", "finished", "repair_replicas",
+                 "repair_requirement")
 
     def __init__(self, rid: int, write: bool, keyspace: str, key: str, token: int, cl: str,
                  done: Done) -> None:
@@ -56,6 +58,8 @@ class _Request:
         self.timestamp = 0
         self.repairing: dict[str, int] = {}  # stale replica -> repair request id
         self.repaired: set[str] = set()
+        self.repair_replicas: tuple[str, ...] = ()
+        self.repair_requirement = Requirement()
         self.finished = False
 
 
@@ -179,7 +183,7 @@ class Coordinator:
             if self._revalidate(req, req.acks):
                 self._finish(req, "ok", None)
             return
-        # a read: enough data responses, then repair the stale ones among them
+        # a read: enough data responses, then repair before answering
         responders = set(req.cells)
         if not req.repairing:
             if not self._counted(req, responders):
@@ -189,21 +193,42 @@ class Coordinator:
             ts, value = max(req.cells.values(), key=lambda c: (c[0], -1 if c[1] is None else c[1]))
             req.value = value
             req.timestamp = ts
-            stale = sorted(r for r, c in req.cells.items() if c != (ts, value))
-            if value is None or not stale:
-                req.repairing = {"-": -1}  # nothing to repair
-            else:
-                for r in stale:
-                    rid = self._next_id()
-                    req.repairing[r] = rid
-                    self._repairs[rid] = req.id
-                    node.send(r, Mutation(sender=node.id, epoch=node.log.applied, request_id=rid,
-                                          keyspace=req.keyspace, key=req.key, token=req.token,
-                                          timestamp=ts, value=value, repair=True))
-        if any(r not in req.repaired for r in req.repairing if r != "-"):
+            self._start_repair(req, ts, value)
+        if not req.repair_requirement.satisfied(
+                [r for r in req.repair_replicas if r in req.repaired], self._dc_of):
             return
         if self._revalidate(req, responders):
             self._finish(req, "ok", req.value)
+
+    def _start_repair(self, req: _Request, ts: int, value: int | None) -> None:
+        """Blocking read repair over the repair plan (Cassandra's `ReplicaPlans.forReadRepair`
+        and BlockingPartitionRepair): the write replicas of the token, pending ones included;
+        stale responders and write replicas that were not read (a pending replica, say) get
+        the resolved cell, and the read answers once the write level's count of them
+        (`blockForWrite`) hold it — so the value is on a write quorum, which the read quorum
+        of any later epoch intersects."""
+        node = self._node
+        up_to_date = {r for r, c in req.cells.items() if c == (ts, value)}
+        if value is None:
+            req.repairing = {"-": -1}  # nothing was ever written: nothing to repair
+            req.repair_requirement = Requirement()
+            return
+        meta = node.log.metadata
+        ks = meta.keyspaces[req.keyspace]
+        writes = meta.write_replicas(req.keyspace, req.token)
+        pending = [self._dc_of(r) for r in meta.pending_replicas(req.keyspace, req.token)]
+        req.repair_replicas = writes
+        req.repair_requirement = block_for(req.cl, ks.replication.strategy, ks.replication.factors,
+                                           self._dc_of(node.id), pending)
+        req.repaired = set(up_to_date)
+        req.repairing = {"-": -1}
+        for r in sorted(set(writes) - up_to_date):
+            rid = self._next_id()
+            req.repairing[r] = rid
+            self._repairs[rid] = req.id
+            node.send(r, Mutation(sender=node.id, epoch=node.log.applied, request_id=rid,
+                                  keyspace=req.keyspace, key=req.key, token=req.token,
+                                  timestamp=ts, value=value, repair=True))
 
     def _revalidate(self, req: _Request, responders: set[str]) -> bool:
         """True when the request may answer now; it may fail it instead (ReplicaPlan

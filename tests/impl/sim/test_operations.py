@@ -62,20 +62,21 @@ def test_a_node_crashing_between_start_and_mid_resumes_and_completes() -> None:
 def test_cancel_after_start_restores_the_previous_placements_on_every_node() -> None:
     topo = ring(4, 3)
     d = doc(topo, operations=[{"op": "join", "node": "j1", "tokens": [-(2**63) + STEP * 5 // 2],
-                               "at_ms": 500}],
-            settings={"end_time_ms": 60000, "barrier_retry_ms": 2000})
+                               "at_ms": 500}])
     cluster = Cluster(parse_scenario(d), 5, keep_trace=True)
     cluster.run()
     start = next(int(line.split()[0]) for line in cluster.trace.lines if "START_JOIN" in line
                  and " commit " in line)
-    d["cancels"] = [{"node": "j1", "at_ms": start / 1e6 + 5}]
+    # the joining node fails for good right after START; the operator cancels from elsewhere
+    d["faults"]["crashes"] = [{"node": "j1", "at_ms": start / 1e6 + 0.5}]
+    d["cancels"] = [{"node": "j1", "at_ms": start / 1e6 + 100}]
     cluster, result = run(d, 5)
     kinds = [e.kind for e in result.node("n1").entries]
     assert "START_JOIN" in kinds and kinds[-1] == "CANCEL_SEQUENCE" and "MID_JOIN" not in kinds
-    assert result.operations == (("j1", "join", "cancelled"),)
     before = Cluster(parse_scenario(doc(topo)), 0).nodes["n1"].log.metadata.placements_json()  # type: ignore[union-attr]
-    for node in cluster.nodes.values():
-        assert node is not None
+    live = [n for n in cluster.nodes.values() if n is not None]
+    assert len(live) == 4
+    for node in live:
         assert node.log.metadata.placements_json() == before
 
 
