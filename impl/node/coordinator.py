@@ -174,7 +174,6 @@ class Coordinator:
     def _progress(self, req: _Request) -> None:
         if req.finished:
             return
-        node = self._node
         if req.write:
             if not self._counted(req, req.acks):
                 if len(req.acks) + len(req.errors) >= len(req.replicas) and req.errors:
