@@ -38,6 +38,7 @@ class OperationDriver:
         self._streamed_for: int | None = None
         self._waiting = False
         self._resume_at = 0  # advance again once the log reaches this epoch
+        self._entry = ""  # entry id of the step in flight (the watchdog's key)
 
     # --- starting ---
 
@@ -169,7 +170,7 @@ class OperationDriver:
         self._entry = entry
 
     def _watchdog(self, entry: str) -> None:
-        if self._submitting is not None and getattr(self, "_entry", None) == entry:
+        if self._submitting is not None and self._entry == entry:
             self._submitting = None
             self.advance()
 

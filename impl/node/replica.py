@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from impl.node.host import Host
 
 
+WAIT = "wait"  # the request waits for the log to reach the coordinator's epoch
+
+
 class Replica:
     def __init__(self, node: Host) -> None:
         self._node = node
@@ -64,7 +67,7 @@ class Replica:
         if msg.epoch > node.log.applied:
             self._waiting.append(msg)
             node.fetcher.want(msg.epoch, msg.sender)
-            return "wait"
+            return WAIT
         meta = node.log.metadata
         if msg.keyspace not in meta.keyspaces:
             return UNKNOWN_KEYSPACE
@@ -102,7 +105,7 @@ class Replica:
     def on_mutation(self, msg: Mutation) -> None:
         node = self._node
         error = self._check(msg, writes=True)
-        if error == "wait":
+        if error == WAIT:
             return
         if error is None:
             self.storage.apply(msg.keyspace, msg.key, msg.timestamp, msg.value)
@@ -112,7 +115,7 @@ class Replica:
     def on_read(self, msg: Read) -> None:
         node = self._node
         error = self._check(msg, writes=False)
-        if error == "wait":
+        if error == WAIT:
             return
         if error is not None:
             node.send(msg.sender, ReadResponse(sender=node.id, epoch=node.log.applied,
