@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from campaign.formats.scenario import parse_scenario
 from campaign.judge import judge
 from impl.cluster import Cluster, RunResult
@@ -95,3 +97,21 @@ def test_an_overlapping_operation_is_rejected_and_a_disjoint_one_completes_concu
     start_leave = next(i for i, (k, _) in enumerate(kinds) if k == "START_LEAVE")
     finish_join = next(i for i, (k, _) in enumerate(kinds) if k == "FINISH_JOIN")
     assert start_leave < finish_join
+
+
+@pytest.mark.parametrize("minimum", ["EACH_QUORUM", "ONE"])
+def test_the_barrier_never_counts_down_nodes_and_relaxes_only_to_its_minimum(minimum: str) -> None:
+    # two of the four replicas of the joined ranges are down: EACH_QUORUM (3 of 4) cannot pass
+    d = {"topology": ring(4, 3), "cms": {"size": 1},
+         "operations": [{"op": "join", "node": "j1", "tokens": [-(2**63) + STEP * 5 // 2], "at_ms": 500}],
+         "faults": {"crashes": [{"node": "n2", "at_ms": 0}, {"node": "n3", "at_ms": 0}]},
+         "settings": {"end_time_ms": 30000, "barrier_timeout_ms": 1000, "barrier_min_consistency": minimum}}
+    cluster = Cluster(parse_scenario(d), 1, keep_trace=True)
+    result = cluster.run()
+    passed = [line for line in cluster.trace.lines if " barrier " in line and "passed" in line]
+    if minimum == "EACH_QUORUM":
+        assert result.counter("barrier_relaxations") == 0 and passed == []
+        assert [e.kind for e in result.node("n1").entries][-1] == "START_JOIN"
+    else:
+        assert result.counter("barrier_relaxations") == 3  # EACH_QUORUM > QUORUM > LOCAL_QUORUM > ONE
+        assert len(passed) == 1 and passed[0].split()[-1] == "ONE"
