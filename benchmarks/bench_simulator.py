@@ -1,6 +1,11 @@
-"""Simulated messages per second of wall time (one core) for the 20-node acceptance run:
-1,000 racing schema changes, 10% loss, duplication, reordering, two CMS members crashing and
-restarting. Not a test: `python benchmarks/bench_simulator.py [--seeds N] [--count C]`.
+"""Simulated messages per second (one core) for two runs. Not a test:
+`python benchmarks/bench_simulator.py [--seeds N] [--count C] [--data-path]`.
+
+- default: the 20-node acceptance run — 1,000 racing schema changes, 10% loss, duplication,
+  reordering, two CMS members crashing and restarting;
+- `--data-path`: 12 nodes (RF 3), two concurrent node-driven operations on disjoint ranges (a
+  join and a leave), 2,000 QUORUM client reads and writes, 5% loss, duplication, reordering and
+  a crash; the target is under 5 s per run, judged by the kv linearizability checker too.
 """
 
 from __future__ import annotations
@@ -38,12 +43,36 @@ def twenty_nodes(count: int) -> Scenario:
     )
 
 
+def twelve_nodes_data_path(count: int) -> Scenario:
+    from campaign.formats.scenario import parse_scenario
+
+    step = 2**64 // 12
+    nodes = [{"id": f"n{i:02d}", "dc": "dc1", "rack": f"r{1 + i % 3}",
+              "tokens": [-(2**63) + step * i]} for i in range(1, 13)]
+    doc = {"topology": {"nodes": nodes, "keyspaces": [
+               {"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 3}}]},
+           "cms": {"size": 3},
+           "operations": [{"op": "join", "node": "j1", "tokens": [-(2**63) + step * 3 // 2],
+                           "at_ms": 1000},
+                          {"op": "leave", "node": "n08", "at_ms": 1000}],
+           "clients": [{"keyspace": "ks", "count": count, "spread_ms": 10000, "keys": 20,
+                        "nodes": [n["id"] for n in nodes]}],
+           "faults": {"loss": 0.05, "duplicate": 0.01, "reorder": 0.1,
+                      "crashes": [{"node": "n11", "at_ms": 3000, "restart_ms": 5000}]},
+           "settings": {"end_time_ms": 120000}}
+    return parse_scenario(doc)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--count", type=int, default=1000)
+    ap.add_argument("--count", type=int, default=None)
+    ap.add_argument("--data-path", action="store_true")
     args = ap.parse_args()
-    sc = twenty_nodes(args.count)
+    if args.data_path:
+        sc = twelve_nodes_data_path(args.count or 2000)
+    else:
+        sc = twenty_nodes(args.count or 1000)
     total_msgs = 0
     total_wall = 0.0
     total_cpu = 0.0
@@ -55,9 +84,13 @@ def main() -> None:
         total_msgs += sent
         total_wall += wall
         total_cpu += cpu
-        print(json.dumps({"seed": seed, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
-                          "messages": sent, "msgs_per_wall_s": round(sent / wall),
-                          "final_epoch": r.final_epoch, "trace_events": r.trace_events}))
+        row = {"seed": seed, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
+               "messages": sent, "msgs_per_wall_s": round(sent / wall),
+               "final_epoch": r.final_epoch, "trace_events": r.trace_events}
+        if args.data_path:
+            row["operations"] = [list(o) for o in r.operations]
+            row["client_ops"] = r.counter("client_reads") + r.counter("client_writes")
+        print(json.dumps(row))
     # why both: on a shared machine wall time includes other processes; the run is one thread,
     # so messages per CPU second is messages per second of one core
     print(json.dumps({"total_messages": total_msgs, "total_wall_s": round(total_wall, 3),

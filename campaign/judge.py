@@ -21,10 +21,10 @@ from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import Op as HistoryOp
-from checkers.linearizability.model import LOG
+from checkers.linearizability.model import KV, LOG
 from checkers.linearizability.verdict import Verdict
 from checkers.linearizability.wgl import check
-from checkers.logs import CommitAttempt, LogEntry, LogVerdict, NodeLog, check_logs
+from checkers.logs import CommitAttempt, LogEntry, LogVerdict, LogViolation, NodeLog, check_logs
 from impl.cluster import RunResult
 from impl.scenario import Scenario
 from spec.fixes import execute as spec_execute
@@ -40,20 +40,31 @@ class Judgement:
     history: Verdict
     refinement: tuple[str, ...]
     """Where the spec disagrees with impl about the committed log (empty when it agrees)."""
+    clients: Verdict | None = None
+    """The client reads and writes under the kv model (None: the run had no client)."""
 
     @property
     def valid(self) -> bool:
-        return self.logs.valid is True and self.history.valid is not False and not self.refinement
+        return (self.logs.valid is True and self.history.valid is not False and not self.refinement
+                and (self.clients is None or self.clients.valid is not False))
 
     def summary(self) -> dict[str, Any]:
         return {
             "valid": self.valid,
             "logs": {"valid": self.logs.valid,
-                     "violations": [f"{v.invariant} at epoch {v.epoch}" + (f" on {v.node}" if v.node else "")
-                                    for v in self.logs.evidence]},
+                     "violations": [_violation_line(v) for v in self.logs.evidence]},
             "history": {"valid": self.history.valid, "cause": self.history.cause},
             "refinement": list(self.refinement),
+            **({} if self.clients is None else {
+                "clients": {"valid": self.clients.valid, "cause": self.clients.cause}}),
         }
+
+
+def _violation_line(v: LogViolation) -> str:
+    detail = dict(v.detail)
+    if "entry_id" in detail:  # duplicate-entry-id: name the request and both epochs
+        return f"{v.invariant} {detail['entry_id']} at epochs {detail.get('first_epoch')} and {v.epoch}"
+    return f"{v.invariant} at epoch {v.epoch}" + (f" on {v.node}" if v.node else "")
 
 
 def spec_start(scenario: Scenario) -> ClusterMetadata:
@@ -113,7 +124,7 @@ def commit_attempts(result: RunResult) -> tuple[CommitAttempt, ...]:
     """invoke/ok/fail/info events paired per process into attempts (times are virtual ns)."""
     open_: dict[int, tuple[int, dict[str, Any]]] = {}
     out: list[CommitAttempt] = []
-    for op in result.history:
+    for op in result.commit_history:
         value = json.loads(op.value)
         if op.type == "invoke":
             open_[op.process] = (op.time, value)
@@ -149,13 +160,16 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
     replay = SpecReplay(start, reference.entries if reference is not None and full else (), fixes)
     verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
                          initial_epoch=start.epoch)
-    history = check(LOG, _log_model_history(result), deadline=time.monotonic() + timeout_s)
-    return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused))
+    history = check(LOG, _as_history(result.commit_history), deadline=time.monotonic() + timeout_s)
+    clients = None
+    if result.client_history:
+        clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
+    return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients)
 
 
-def _log_model_history(result: RunResult) -> tuple[HistoryOp, ...]:
+def _as_history(ops: Sequence[Any]) -> tuple[HistoryOp, ...]:
     """DESIGN's JSONL shape, read back by the checker's own parser (one path for files and runs)."""
-    text = "\n".join(json.dumps(op.to_json(), sort_keys=True) for op in result.history)
+    text = "\n".join(json.dumps(op.to_json(), sort_keys=True) for op in ops)
     return parse_jsonl(text).ops
 
 

@@ -282,9 +282,11 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
         cause = f"logs: {first[0] if first else judgement.logs.valid}"
     elif judgement.history.valid is False:
         cause = f"history: {judgement.history.cause}"
+    elif judgement.clients is not None and judgement.clients.valid is False:
+        cause = f"clients: {judgement.clients.cause}"
     elif judgement.refinement:
         cause = f"spec replay: {judgement.refinement[0]}"
-    invokes = sum(1 for op in result.history if op.type == "invoke")
+    invokes = sum(1 for op in result.commit_history if op.type == "invoke")
     return Outcome(valid=cause is None, cause=cause, final_epoch=result.final_epoch, steps=invokes,
                    counters=result.counters, details=json.dumps(summary, sort_keys=True))
 

@@ -17,16 +17,17 @@ from typing import Any
 
 from attrs import frozen
 
+from impl import client_workload
 from impl.bus import Bus
 from impl.cms.election import Election
 from impl.cms.reconfiguration import AUTO, policy_members
 from impl.engine import Engine, Executor, MetadataEngine
-from impl.entry import Entry, Snapshot
+from impl.entry import Entry, Snapshot, canonical_json
 from impl.history import History, Op
 from impl.messages import Gossip, Message
 from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
-from impl.scenario import Scenario, Submission
+from impl.scenario import Operation, Scenario, Submission
 from impl.sim.clock import VirtualClock
 from impl.sim.events import EventQueue
 from impl.trace import Trace
@@ -67,6 +68,16 @@ class RunResult:
     """Any epoch seen holding two different entries (on two nodes, or one node twice)."""
     apply_failures: tuple[tuple[str, int, str], ...]
     trace: tuple[str, ...] = ()
+    operations: tuple[tuple[str, str, str], ...] = ()
+    """(node, operation, outcome) of every topology operation that ended, in time order."""
+
+    @property
+    def client_history(self) -> tuple[Op, ...]:
+        return tuple(op for op in self.history if op.f != "commit")
+
+    @property
+    def commit_history(self) -> tuple[Op, ...]:
+        return tuple(op for op in self.history if op.f == "commit")
 
     def counter(self, name: str) -> int:
         return dict(self.counters).get(name, 0)
@@ -88,6 +99,7 @@ class RunResult:
             "counters": dict(self.counters),
             "conflicts": list(self.conflicts),
             "apply_failures": [list(f) for f in self.apply_failures],
+            "operations": [list(o) for o in self.operations],
         }
 
 
@@ -110,8 +122,14 @@ class Cluster:
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
         topology = json.loads(scenario.topology)
-        self.node_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        # why the operation nodes too: a joining or replacing node is a process from the start,
+        # absent from the metadata until it registers
+        self.topology_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        self.node_ids: list[str] = sorted(set(self.topology_ids)
+                                          | {o.node for o in scenario.operations})
         self._dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
+        self._skew = dict(scenario.clock_skew)
+        self.operation_outcomes: list[tuple[str, str, str]] = []
         self.disks: dict[str, Disk] = self._initial_disks(topology)
         self.bus = Bus(queue=self.queue, rng=self.rng, trace=self.trace, counters=self.counters,
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
@@ -119,7 +137,7 @@ class Cluster:
         self.nodes: dict[str, Node | None] = {}
         self._scheduled = False
         for i, nid in enumerate(self.node_ids):
-            self.nodes[nid] = Node(node_id=nid, index=i, cluster=self, disk=self.disks[nid])
+            self.nodes[nid] = Node(node_id=nid, index=i, world=self, disk=self.disks[nid])
 
     def _initial_disks(self, topology: dict[str, Any]) -> dict[str, Disk]:
         init = self.scenario.initialize
@@ -143,9 +161,16 @@ class Cluster:
             return None
         if s.cms_size is None:
             return AUTO
-        return policy_members(self.node_ids, s.cms_size)
+        return policy_members(self.topology_ids, s.cms_size)
 
     # --- what the bus and nodes ask of the cluster ---
+
+    def skew_of(self, node_id: str) -> int:
+        return self._skew.get(node_id, 0)
+
+    def operation_finished(self, node_id: str, op: str, outcome: str) -> None:
+        self.operation_outcomes.append((node_id, op, outcome))
+        self.counters["operations_" + outcome.split(":")[0]] += 1
 
     def is_up(self, node_id: str) -> bool:
         return self.nodes.get(node_id) is not None
@@ -187,6 +212,53 @@ class Cluster:
             return
         node.submitter.submit(sub.transformation)
 
+    def _client_op(self, op: client_workload.ClientOp) -> None:
+        node = self.nodes.get(op.node)
+        if node is None:
+            # why: a client cannot reach a down node; the operation never happened
+            self.counters["client_ops_skipped"] += 1
+            return
+        history = self.history
+        process = history.new_process()
+        written = json.dumps(op.value)
+        history.record(process, "invoke", written, op.node, f=op.f, key=op.key)
+        self.counters["client_" + op.f + "s"] += 1
+
+        def done(outcome: str, value: object) -> None:
+            # a write shows the value it wrote whatever the outcome; a read what it read
+            shown = written if op.f == "write" else json.dumps(value if outcome == "ok" else None)
+            history.record(process, outcome, shown, op.node, f=op.f, key=op.key)
+            self.counters[f"client_{op.f}_{outcome}"] += 1
+
+        token = node.replica.token(op.key)
+        if op.f == "write":
+            assert op.value is not None
+            node.coordinator.write(op.keyspace, op.key, token, op.value, op.cl, done)
+        else:
+            node.coordinator.read(op.keyspace, op.key, token, op.cl, done)
+
+    def _begin_operation(self, o: Operation) -> None:
+        node = self.nodes.get(o.node)
+        self.trace.event("operation", o.node, o.target or "-", f"request {o.op}")
+        if node is None:
+            self.operation_finished(o.node, o.op, "skipped: node down")
+            return
+        node.operation.begin(o.op, target=o.target, tokens=o.tokens, location=o.location)
+
+    def _cancel_operation(self, node_id: str) -> None:
+        node = self.nodes.get(node_id)
+        if node is not None:
+            node.operation.cancel()
+            return
+        # why another node: the operator cancels a failed bootstrap from a live node (the
+        # CEP's `nodetool cancel bootstrap`); the sequence is named by the driver's disk
+        op = self.disks[node_id].operation
+        seq_node = op["seq_node"] if op is not None else node_id
+        live = [n for n in self.nodes.values() if n is not None]
+        if live:
+            self.trace.event("operation", live[0].id, node_id, f"cancel {seq_node}")
+            live[0].submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": seq_node}))
+
     def _crash(self, node_id: str) -> None:
         node = self.nodes.get(node_id)
         if node is None:
@@ -200,7 +272,7 @@ class Cluster:
         if self.nodes.get(node_id) is not None:
             return
         self.trace.event("restart", node_id)
-        node = Node(node_id=node_id, index=self.node_ids.index(node_id), cluster=self,
+        node = Node(node_id=node_id, index=self.node_ids.index(node_id), world=self,
                     disk=self.disks[node_id])
         self.nodes[node_id] = node
         self.counters["restarts"] += 1
@@ -210,6 +282,7 @@ class Cluster:
         node.send(node.pick_cms_member(avoid=node_id),
                   Gossip(sender=node_id, epoch=node.log.applied))
         node.reconfiguration.poll()
+        node.operation.advance()  # a node resumes its operation from what the log says
 
     def _set_target(self, members: tuple[str, ...]) -> None:
         self.cms_target = members
@@ -233,6 +306,16 @@ class Cluster:
             submissions.extend(generate(w, self.rng, self.node_ids, self._dcs))
         for sub in submissions:
             q.at(sub.at, self._submit, sub)
+        value = 1
+        for cw in s.clients:
+            ops = client_workload.generate(cw, self.rng, self.node_ids, value)
+            value += sum(1 for op in ops if op.f == "write")
+            for op in ops:
+                q.at(op.at, self._client_op, op)
+        for o in s.operations:
+            q.at(o.at, self._begin_operation, o)
+        for cancel in s.cancels:
+            q.at(cancel.at, self._cancel_operation, cancel.node)
         for c in s.crashes:
             q.at(c.at, self._crash, c.node)
             if c.restart is not None:
@@ -269,7 +352,8 @@ class Cluster:
         for node in self.nodes.values():
             if node is None:
                 continue
-            if node.submitter.pending or node.service.busy or node.reconfiguration.busy:
+            if node.submitter.pending or node.service.busy or node.reconfiguration.busy \
+                    or node.coordinator.busy or node.operation.busy:
                 return False
             epochs.add(node.log.applied)
         return len(epochs) <= 1
@@ -320,7 +404,7 @@ class Cluster:
             nodes=tuple(nodes), history=tuple(self.history.ops),
             counters=tuple(sorted((k, v) for k, v in self.counters.items() if v)),
             conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
-            trace=tuple(self.trace.lines))
+            trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes))
 
 
 def _disk_applied(disk: Disk) -> int:

@@ -37,6 +37,10 @@ class Snapshot:
     epoch: int
     chain: str
     metadata: Any  # why Any: whatever impl.metadata's to_json returns; only from_json reads it
+    entry_ids: tuple[tuple[str, int], ...] = ()
+    """Every entry id committed at or before `epoch`, with its epoch. Cassandra's CMS keeps the
+    whole distributed log (DistributedMetadataLogKeyspace) however it snapshots, so a member
+    that catches up from a snapshot must still recognise a resent entry id as committed."""
 
 
 GENESIS_CHAIN = "0" * 32

@@ -1,6 +1,7 @@
 """Commit requests as a Jepsen-style history (DESIGN's JSONL shape).
 
-`f` is always "commit". The invoke's value is `{"transformation": T, "entry_id": ID}`; an `ok`
+Commit requests have `f` "commit"; client operations (impl/client_workload.py) have `f`
+"read" or "write", a `key`, and as value the value written (invoke) or read (ok). The invoke's value is `{"transformation": T, "entry_id": ID}`; an `ok`
 adds `"epoch"` (where it committed); a `fail` adds `"rejection"` (the reason) and `"epoch"` (the
 highest epoch of the metadata that rejected it); an `info` (the submitter gave up after its
 retries, or crashed) leaves the outcome unknown. `time` is virtual nanoseconds.
@@ -22,10 +23,14 @@ class Op:
     value: str  # canonical JSON text of the value (frozen values hold no dicts)
     time: int
     node: str
+    key: str | None = None  # client operations: the key read or written
 
     def to_json(self) -> dict[str, Any]:
-        return {"process": self.process, "type": self.type, "f": self.f,
-                "value": json.loads(self.value), "time": self.time, "node": self.node}
+        out = {"process": self.process, "type": self.type, "f": self.f,
+               "value": json.loads(self.value), "time": self.time, "node": self.node}
+        if self.key is not None:
+            out["key"] = self.key
+        return out
 
 
 class History:
@@ -41,6 +46,7 @@ class History:
         self._next_process += 1
         return p
 
-    def record(self, process: int, type_: str, value: str, node: str) -> None:
-        self.ops.append(Op(process=process, type=type_, f="commit", value=value,
-                           time=self._clock.now, node=node))  # type: ignore[attr-defined]
+    def record(self, process: int, type_: str, value: str, node: str, *, f: str = "commit",
+               key: str | None = None) -> None:
+        self.ops.append(Op(process=process, type=type_, f=f, value=value,
+                           time=self._clock.now, node=node, key=key))  # type: ignore[attr-defined]

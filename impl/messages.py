@@ -190,3 +190,114 @@ class ElectionPrepare(Message):
 @frozen(kw_only=True)
 class ElectionAck(Message):
     matches: bool
+
+
+# --- The data path: coordinator <-> replica (Cassandra's MUTATION_REQ / READ_REQ verbs) ---
+
+# replica errors a coordinator can get back (Cassandra's exceptions of the same names)
+INVALID_ROUTING = "InvalidRouting"
+COORDINATOR_BEHIND = "CoordinatorBehind"
+UNKNOWN_KEYSPACE = "UnknownKeyspace"
+
+
+@frozen(kw_only=True)
+class Mutation(Message):
+    """Write `value` at `timestamp` for (keyspace, key); `repair` marks a read repair."""
+
+    request_id: int
+    keyspace: str
+    key: str
+    token: int
+    timestamp: int
+    value: int
+    repair: bool = False
+
+    def brief(self) -> str:
+        kind = "ReadRepair" if self.repair else "Mutation"
+        return f"{kind} q{self.request_id} {self.keyspace}.{self.key}={self.value}@{self.timestamp}"
+
+
+@frozen(kw_only=True)
+class MutationAck(Message):
+    request_id: int
+    error: str = ""
+
+    def brief(self) -> str:
+        return f"MutationAck q{self.request_id}{' ' + self.error if self.error else ''}"
+
+
+@frozen(kw_only=True)
+class Read(Message):
+    request_id: int
+    keyspace: str
+    key: str
+    token: int
+
+    def brief(self) -> str:
+        return f"Read q{self.request_id} {self.keyspace}.{self.key}"
+
+
+@frozen(kw_only=True)
+class ReadResponse(Message):
+    """The replica's newest (timestamp, value) for the key (-1, None: never written)."""
+
+    request_id: int
+    timestamp: int = -1
+    value: int | None = None
+    error: str = ""
+
+    def brief(self) -> str:
+        if self.error:
+            return f"ReadResponse q{self.request_id} {self.error}"
+        return f"ReadResponse q{self.request_id} {self.value}@{self.timestamp}"
+
+
+# --- Topology operations: progress barrier and streaming ---
+
+
+@frozen(kw_only=True)
+class WatermarkRequest(Message):
+    """Progress barrier: what epoch have you applied? (Cassandra's TCM_CURRENT_EPOCH_REQ)"""
+
+    request_id: int
+
+
+@frozen(kw_only=True)
+class WatermarkResponse(Message):
+    request_id: int
+
+
+@frozen(kw_only=True)
+class StreamRequest(Message):
+    """To a source replica: send `destination` every key of `keyspace` whose token lies in
+    one of `ranges` ((left, right] pairs)."""
+
+    request_id: int
+    keyspace: str
+    ranges: tuple[tuple[int, int], ...]
+    destination: str
+    driver: str
+
+    def brief(self) -> str:
+        return f"StreamRequest s{self.request_id} {self.keyspace} -> {self.destination}"
+
+
+@frozen(kw_only=True)
+class StreamData(Message):
+    request_id: int
+    keyspace: str
+    rows: tuple[tuple[str, int, int], ...]  # (key, timestamp, value)
+    driver: str
+
+    def brief(self) -> str:
+        return f"StreamData s{self.request_id} {self.keyspace} rows{len(self.rows)}"
+
+
+@frozen(kw_only=True)
+class StreamComplete(Message):
+    """The destination stored a stream: tell the operation's driver."""
+
+    request_id: int
+
+    def brief(self) -> str:
+        return f"StreamComplete s{self.request_id}"

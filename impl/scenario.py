@@ -34,6 +34,49 @@ class Workload:
 
 
 @frozen(kw_only=True)
+class ClientWorkload:
+    """Generated client operations (impl/client_workload.py): `count` reads and writes of
+    `keys` keys of `keyspace` at times uniform in [start, start + spread), each sent to a
+    random node of `nodes` (all when empty), a write with probability `writes`, at a
+    consistency level drawn from `read_cl` / `write_cl`."""
+
+    keyspace: str
+    count: int = 200
+    start: int = 0
+    spread: int = 10_000_000_000
+    keys: int = 5
+    writes: float = 0.5
+    read_cl: tuple[str, ...] = ("QUORUM",)
+    write_cl: tuple[str, ...] = ("QUORUM",)
+    nodes: tuple[str, ...] = ()
+
+
+@frozen(kw_only=True)
+class Operation:
+    """A topology operation the node itself drives (impl/node/operation.py): `op` one of
+    join, leave, move, replace, remove, started at `at`. `node` is the node that runs it (the
+    joining or replacing node, the leaving or moving node, or for remove the node that asks
+    for it); `target` the replaced or removed node; `tokens` for join and move; `location`
+    (dc, rack) of a joining or replacing node, which exists as a process from the start but
+    is not in the metadata until it registers."""
+
+    op: str
+    node: str
+    at: int
+    target: str | None = None
+    tokens: tuple[int, ...] = ()
+    location: tuple[str, str] | None = None
+
+
+@frozen(kw_only=True)
+class Cancel:
+    """An operator cancels `node`'s in-progress operation at `at` (CANCEL_SEQUENCE)."""
+
+    node: str
+    at: int
+
+
+@frozen(kw_only=True)
 class Crash:
     node: str
     at: int
@@ -83,3 +126,7 @@ class Scenario:
     initialize: Initialize | None = None
     network: NetworkFaults = NetworkFaults()
     settings: Settings = Settings()
+    clients: tuple[ClientWorkload, ...] = ()
+    operations: tuple[Operation, ...] = ()
+    cancels: tuple[Cancel, ...] = ()
+    clock_skew: tuple[tuple[str, int], ...] = ()  # node -> ns added to its write timestamps

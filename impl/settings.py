@@ -22,3 +22,18 @@ class Settings:
     election_timeout_ns: int = ms_to_ns(1000)
     stream_timeout_ns: int = ms_to_ns(1000)
     end_time_ns: int = ms_to_ns(600_000)
+    # the data path (Cassandra's write_request_timeout / read_request_timeout)
+    write_timeout_ns: int = ms_to_ns(2000)
+    read_timeout_ns: int = ms_to_ns(5000)
+    # progress barrier (ProgressBarrier): the level tried first, the lowest it may relax to,
+    # how long each level is tried, and how often unanswered peers are asked again
+    barrier_consistency: str = "EACH_QUORUM"
+    barrier_min_consistency: str = "EACH_QUORUM"
+    barrier_timeout_ns: int = ms_to_ns(10_000)
+    barrier_retry_ns: int = ms_to_ns(200)
+    stream_retry_ns: int = ms_to_ns(1000)
+    # "tcm" (the CEP) or "gossip" (the baseline: no epoch checks, no barrier, slow metadata)
+    mode: str = "tcm"
+    ring_delay_ns: int = ms_to_ns(1000)  # gossip mode: the fixed wait between steps
+    # gossip mode: a committed entry reaches each non-CMS node after a delay up to this
+    gossip_spread_ns: int = ms_to_ns(3000)

@@ -21,8 +21,11 @@ def is_snapshot_epoch(epoch: int, interval: int) -> bool:
     return interval > 0 and epoch > 0 and epoch % interval == 0
 
 
-def take(metadata: Any, epoch: int, chain: str) -> Snapshot:
-    return Snapshot(epoch=epoch, chain=chain, metadata=metadata.to_json())
+def take(metadata: Any, epoch: int, chain: str, entry_ids: dict[str, int]) -> Snapshot:
+    """`entry_ids`: every entry id committed up to `epoch` (deduplication outlives the entries
+    a snapshot replaces)."""
+    ids = tuple(sorted((i, e) for i, e in entry_ids.items() if e <= epoch))
+    return Snapshot(epoch=epoch, chain=chain, metadata=metadata.to_json(), entry_ids=ids)
 
 
 def newest_after(snapshots: list[Snapshot], after: int) -> Snapshot | None:

@@ -2,13 +2,15 @@
 
 Runs one simulation (impl.cluster.run_scenario) to quiescence or the scenario's end time and
 prints a JSON summary: seed, trace hash, final epoch, per node its applied epoch and log hash,
-counters. `--trace` writes every event, one per line; `--history` the commit requests as
-JSONL (DESIGN's history shape). Bad scenario input is BadInput (exit 2).
+counters. `--trace` writes every event, one per line; `--history` the client reads and writes
+when the scenario has clients (else the commit requests), `--commit-history` the commit
+requests, as JSONL (DESIGN's history shape). Bad scenario input is BadInput (exit 2).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -23,21 +25,26 @@ from campaign.outputs import check_distinct, check_output_file, write_output
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
               help="Write every event of the run, one per line.")
 @click.option("--history", "history_file", type=click.Path(dir_okay=False), default=None,
-              help="Write the commit requests as JSONL (invoke/ok/fail/info).")
+              help="Write the client reads and writes as JSONL (the commit requests when the "
+                   "scenario has no clients).")
+@click.option("--commit-history", "commit_history_file", type=click.Path(dir_okay=False),
+              default=None, help="Write the commit requests as JSONL (invoke/ok/fail/info).")
 @click.option("--logs/--no-logs", default=False, help="Include every node's log in the summary.")
 @click.option("--check", is_flag=True, default=False,
               help="Judge the run: log checkers with the spec justifying every rejection, "
-                   "linearizability of the commit history, spec replay of the log. Exit 1 if any fails.")
+                   "linearizability of the commit history and of the client reads and writes (kv), "
+                   "spec replay of the log. Exit 1 if any fails.")
 def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str | None,
-             logs: bool, check: bool) -> int:
+             commit_history_file: str | None, logs: bool, check: bool) -> int:
     """Run one deterministic simulation of a TCM cluster."""
     from impl.cluster import Cluster
 
-    check_distinct({"--trace": trace_file, "--history": history_file})
-    if trace_file is not None:
-        check_output_file(trace_file, "--trace", inputs=(scenario,))
-    if history_file is not None:
-        check_output_file(history_file, "--history", inputs=(scenario,))
+    outputs: dict[str, str | Path | None] = {
+        "--trace": trace_file, "--history": history_file, "--commit-history": commit_history_file}
+    check_distinct(outputs)
+    for option, path in outputs.items():
+        if path is not None:
+            check_output_file(path, option, inputs=(scenario,))
     parsed = load_scenario(scenario)
     try:
         cluster = Cluster(parsed, seed, keep_trace=trace_file is not None)
@@ -46,9 +53,11 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     result = cluster.run()
     if trace_file is not None:
         write_output(trace_file, "".join(result.trace), "--trace")
-    if history_file is not None:
-        write_output(history_file, "".join(json.dumps(op.to_json(), sort_keys=True) + "\n"
-                                           for op in result.history), "--history")
+    client_ops = result.client_history if parsed.clients else result.commit_history
+    for path, ops, option in ((history_file, client_ops, "--history"),
+                              (commit_history_file, result.commit_history, "--commit-history")):
+        if path is not None:
+            write_output(path, "".join(json.dumps(op.to_json(), sort_keys=True) + "\n" for op in ops), option)
     summary = result.summary()
     if logs:
         summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}

@@ -11,11 +11,16 @@ from campaign.formats.jsonio import in_file, load_json, loads_json, parsing, rea
 from campaign.formats.topology import parse_topology, parse_version
 from campaign.formats.transformations import parse_transformation
 from impl.bus import Latency, NetworkFaults
+from impl.data.consistency import LEVELS
 from impl.entry import canonical_json
+from impl.node.progress_barrier import CHAIN
 from impl.scenario import (
+    Cancel,
+    ClientWorkload,
     CmsChange,
     Crash,
     Initialize,
+    Operation,
     Partition,
     Scenario,
     Submission,
@@ -25,12 +30,16 @@ from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
-        "settings", "description"}
+        "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms"}
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
-                "election_timeout_ms", "stream_timeout_ms", "end_time_ms"}
+                "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
+                "read_timeout_ms", "barrier_timeout_ms", "barrier_retry_ms", "stream_retry_ms",
+                "ring_delay_ms", "gossip_spread_ms"}
 MAX_END_TIME_MS = 86_400_000
 """Longest run (one virtual day): a run that never quiesces still ends in bounded work."""
+_SETTINGS_CL = {"barrier_consistency", "barrier_min_consistency"}
+_OPS = ("join", "leave", "move", "replace", "remove")
 _SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_attempts"}
 
 
@@ -66,6 +75,51 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
         if not isinstance(value, str) or value not in ids:
             raise BadInput(f"{where}: unknown node {value!r}")
         return value
+
+    operations = []
+    topo_ids = set(ids)
+    dcs = {str(n.get("dc", "dc1")) for n in nodes_doc}
+    for i, o in enumerate(_list(obj.get("operations", []), "operations")):
+        where = f"operations[{i}]"
+        o = _object(o, where)
+        _keys(o, {"op", "node", "at_ms", "target", "tokens", "dc", "rack"}, where)
+        op = o.get("op")
+        if op not in _OPS:
+            raise BadInput(f"{where}.op: expected one of {', '.join(_OPS)}, got {op!r}")
+        name = o.get("node")
+        if not isinstance(name, str) or not name:
+            raise BadInput(f"{where}.node: expected a node id")
+        location = None
+        target = None
+        if op in ("join", "replace"):
+            if name in topo_ids:
+                raise BadInput(f"{where}.node: {name} is already in the topology (a {op} needs a new node)")
+            dc = o.get("dc", "dc1")
+            if dc not in dcs:
+                raise BadInput(f"{where}.dc: unknown datacenter {dc!r}")
+            location = (str(dc), str(o.get("rack", "r1")))
+            ids.add(name)
+        else:
+            node(name, f"{where}.node")
+        if op in ("replace", "remove"):
+            target = node(o.get("target"), f"{where}.target")
+        elif "target" in o:
+            raise BadInput(f"{where}.target: only replace and remove take a target")
+        tokens: tuple[int, ...] = ()
+        if op in ("join", "move"):
+            raw = _list(o.get("tokens"), f"{where}.tokens")
+            if not raw or not all(isinstance(t, int) and not isinstance(t, bool)
+                                  and -(2**63) < t < 2**63 for t in raw):
+                raise BadInput(f"{where}.tokens: expected a non-empty list of Murmur3 tokens")
+            tokens = tuple(sorted(raw))
+        operations.append(Operation(op=op, node=name, at=_ms(o.get("at_ms", 0), f"{where}.at_ms"),
+                                    target=target, tokens=tokens, location=location))
+    cancels = []
+    for i, c in enumerate(_list(obj.get("cancels", []), "cancels")):
+        where = f"cancels[{i}]"
+        c = _object(c, where)
+        _keys(c, {"node", "at_ms"}, where)
+        cancels.append(Cancel(node=node(c.get("node"), where), at=_ms(c.get("at_ms", 0), f"{where}.at_ms")))
 
     def node_list(value: Any, where: str) -> tuple[str, ...]:
         if not isinstance(value, list):
@@ -118,6 +172,38 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
     if requests > fields.MAX_GENERATED_REQUESTS:
         raise BadInput(f"submissions and workloads ask for {requests} requests "
                        f"(at most {fields.MAX_GENERATED_REQUESTS} per scenario)")
+
+    clients = []
+    for i, c in enumerate(_list(obj.get("clients", []), "clients")):
+        where = f"clients[{i}]"
+        c = _object(c, where)
+        _keys(c, {"keyspace", "count", "start_ms", "spread_ms", "keys", "writes", "read_cl",
+                  "write_cl", "nodes"}, where)
+        ks = c.get("keyspace")
+        known = [k.get("name") for k in topo.get("keyspaces", []) if isinstance(k, dict)]
+        if ks is None and known:
+            ks = known[0]
+        if not isinstance(ks, str) or not ks:
+            raise BadInput(f"{where}.keyspace: expected a keyspace name")
+        clients.append(ClientWorkload(
+            keyspace=ks, count=_int(c.get("count", 200), f"{where}.count", lo=0),
+            start=_ms(c.get("start_ms", 0), f"{where}.start_ms"),
+            spread=_ms(c.get("spread_ms", 10_000), f"{where}.spread_ms"),
+            keys=_int(c.get("keys", 5), f"{where}.keys", lo=1),
+            writes=_prob(c.get("writes", 0.5), f"{where}.writes"),
+            read_cl=_levels(c.get("read_cl", ["QUORUM"]), f"{where}.read_cl"),
+            write_cl=_levels(c.get("write_cl", ["QUORUM"]), f"{where}.write_cl"),
+            nodes=node_list(c.get("nodes", []), f"{where}.nodes")))
+    skew = _object(obj.get("clock_skew_ms", {}), "clock_skew_ms")
+    clock_skew = []
+    for k, v in sorted(skew.items()):
+        v = fields.number(v, f"clock_skew_ms.{k}", lo=-fields.MAX_MS, hi=fields.MAX_MS)
+        clock_skew.append((node(k, "clock_skew_ms"), round(v * 1_000_000)))
+    client_requests = sum(c.count for c in clients)
+    if requests + client_requests > fields.MAX_GENERATED_REQUESTS:
+        raise BadInput(f"submissions, workloads and clients ask for {requests + client_requests} "
+                       f"requests (at most {fields.MAX_GENERATED_REQUESTS} per scenario)")
+    mode = fields.choice(obj.get("mode", "tcm"), ("tcm", "gossip"), "mode")
 
     faults = _object(obj.get("faults", {}), "faults")
     _keys(faults, {"loss", "duplicate", "reorder", "reorder_extra_ms", "latency", "partitions",
@@ -198,15 +284,26 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                     submissions=tuple(submissions), workloads=tuple(workloads),
                     crashes=tuple(crashes), partitions=tuple(partitions),
                     cms_changes=tuple(changes), initialize=initialize, network=network,
-                    settings=_settings(obj.get("settings", {})))
+                    settings=_settings(obj.get("settings", {}), mode), clients=tuple(clients),
+                    operations=tuple(operations), cancels=tuple(cancels),
+                    clock_skew=tuple(clock_skew))
 
 
-def _settings(value: Any) -> Settings:
+def _levels(value: Any, where: str) -> tuple[str, ...]:
+    levels = _list(value, where)
+    if not levels or not all(v in LEVELS for v in levels):
+        raise BadInput(f"{where}: expected a non-empty list of {', '.join(LEVELS)}")
+    return tuple(levels)
+
+
+def _settings(value: Any, mode: str = "tcm") -> Settings:
     s = _object(value, "settings")
-    _keys(s, _SETTINGS_MS | _SETTINGS_INT, "settings")
-    kwargs: dict[str, int] = {}
+    _keys(s, _SETTINGS_MS | _SETTINGS_INT | _SETTINGS_CL, "settings")
+    kwargs: dict[str, Any] = {"mode": mode}
     for k, v in s.items():
-        if k == "end_time_ms":
+        if k in _SETTINGS_CL:
+            kwargs[k] = fields.choice(v, CHAIN, f"settings.{k}")
+        elif k == "end_time_ms":
             kwargs["end_time_ns"] = ms_to_ns(fields.number(v, f"settings.{k}", lo=0, hi=MAX_END_TIME_MS))
         elif k in _SETTINGS_MS:
             # why at least 1 ms: a zero timeout or interval re-arms at the same instant forever
@@ -216,6 +313,9 @@ def _settings(value: Any) -> Settings:
             kwargs[k] = _int(v, f"settings.{k}", lo=0 if k == "snapshot_interval" else 1)
     if "snapshot_interval" in kwargs and "snapshot_catchup_threshold" not in kwargs:
         kwargs["snapshot_catchup_threshold"] = max(kwargs["snapshot_interval"], 1)
+    if CHAIN.index(kwargs.get("barrier_min_consistency", "EACH_QUORUM")) < CHAIN.index(
+            kwargs.get("barrier_consistency", "EACH_QUORUM")):
+        raise BadInput("settings.barrier_min_consistency: stronger than barrier_consistency")
     return Settings(**kwargs)
 
 

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 
 from checkers.logs.commits import JustifyRejection, check_commit_order, check_rejections
 from checkers.logs.entries import CommitAttempt, LogEntry, NodeLog, Snapshot
-from checkers.logs.node_logs import check_epochs, check_prefixes, check_unique_epochs, longest
+from checkers.logs.node_logs import (
+    check_epochs,
+    check_prefixes,
+    check_unique_entry_ids,
+    check_unique_epochs,
+    longest,
+)
 from checkers.logs.snapshots import Replay, check_snapshots
 from checkers.logs.verdict import LogVerdict, LogViolation, verdict
 
@@ -32,6 +38,7 @@ def check_logs(
     found += check_epochs(logs).evidence
     found += check_unique_epochs(logs, commits).evidence
     found += check_prefixes(logs).evidence
+    found += check_unique_entry_ids(logs).evidence
     found += check_commit_order(commits, initial_epoch=initial_epoch).evidence
     if justify_rejection is not None:
         found += check_rejections(commits, log, justify_rejection).evidence
@@ -55,6 +62,7 @@ __all__ = [
     "check_prefixes",
     "check_rejections",
     "check_snapshots",
+    "check_unique_entry_ids",
     "check_unique_epochs",
     "longest",
 ]

@@ -3,6 +3,8 @@
 - `check_epochs`: in every node's log, epochs strictly increase by one.
 - `check_unique_epochs`: no epoch holds two different entries, across all logs and commits.
 - `check_prefixes`: every node's log is a prefix of the longest one.
+- `check_unique_entry_ids`: no entry id is committed at two epochs (a resent request was
+  chosen twice: its submitter saw one epoch, the log holds it at another as well).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from checkers.logs.entries import CommitAttempt, LogEntry, NodeLog
 from checkers.logs.verdict import (
+    DUPLICATE_ENTRY_ID,
     DUPLICATE_EPOCH,
     EPOCH_GAP,
     NOT_A_PREFIX,
@@ -107,4 +110,27 @@ def check_prefixes(logs: Sequence[NodeLog]) -> LogVerdict:
                     )
                 )
                 break
+    return verdict(violations)
+
+
+def check_unique_entry_ids(logs: Sequence[NodeLog]) -> LogVerdict:
+    """Each entry id is committed at one epoch only: a submitter's request (one entry id,
+    however often it is resent) takes effect at most once. One violation per id, at its
+    second epoch, with the first in `detail`."""
+    epochs: dict[str, dict[int, LogEntry]] = {}
+    for log in logs:
+        for entry in log.entries:
+            epochs.setdefault(str(entry.entry_id), {}).setdefault(entry.epoch, entry)
+    violations = []
+    for entry_id, at in sorted(epochs.items()):
+        if len(at) > 1:
+            first, second = sorted(at)[:2]
+            violations.append(
+                LogViolation(
+                    invariant=DUPLICATE_ENTRY_ID,
+                    epoch=second,
+                    entries=tuple(at[e] for e in sorted(at)),
+                    detail=(("entry_id", entry_id), ("first_epoch", first)),
+                )
+            )
     return verdict(violations)

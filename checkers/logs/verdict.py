@@ -17,6 +17,7 @@ EPOCH_GAP = "epoch-gap"
 UNJUSTIFIED_REJECTION = "unjustified-rejection"
 SNAPSHOT_MISMATCH = "snapshot-mismatch"
 LOG_TOO_SHORT = "log-too-short"
+DUPLICATE_ENTRY_ID = "duplicate-entry-id"
 
 
 @frozen(kw_only=True)

@@ -18,14 +18,14 @@ from impl.entry import Entry, canonical_json
 from impl.messages import ElectionAck, ElectionPrepare
 
 if TYPE_CHECKING:
-    from impl.node.node import Node
+    from impl.node.host import Host
 
 
 class Election:
-    def __init__(self, node: Node, ignore: tuple[str, ...]) -> None:
+    def __init__(self, node: Host, ignore: tuple[str, ...]) -> None:
         self._node = node
         self._ignore = ignore
-        self._peers = [n for n in node.cluster.node_ids if n != node.id and n not in ignore]
+        self._peers = [n for n in node.world.node_ids if n != node.id and n not in ignore]
         self._acks: dict[str, bool] = {}
         self._transformation = canonical_json(
             {"kind": "INITIALIZE_CMS", "node": node.id, "ignore": sorted(ignore)})

@@ -19,6 +19,7 @@ consecutive configurations intersect (the CEP's reconfiguration argument).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from impl.engine import rejection_reason
@@ -35,8 +36,11 @@ from impl.messages import (
 )
 
 if TYPE_CHECKING:
-    from impl.cms.service import Request
-    from impl.node.node import Node
+    from impl.cms.request import Request
+    from impl.node.host import Host
+
+Finish = Callable[..., None]
+"""`CmsService.finish(request, outcome, *, committed_epoch, reason, decided_epoch)`."""
 
 
 def quorum(members: tuple[str, ...]) -> int:
@@ -44,7 +48,7 @@ def quorum(members: tuple[str, ...]) -> int:
 
 
 class Acceptor:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Host) -> None:
         self._node = node
 
     def on_prepare(self, msg: Prepare) -> None:
@@ -99,9 +103,10 @@ PREPARING, ACCEPTING, CATCHING_UP, BACKING_OFF, DONE = range(5)
 class Proposal:
     """One submission's way into the log, slot after slot, until committed or rejected."""
 
-    def __init__(self, node: Node, request: Request) -> None:
+    def __init__(self, node: Host, request: Request, finish: Finish) -> None:
         self.node = node
         self.request = request
+        self._on_finish = finish
         self.phase = DONE
         self.slot = 0
         self.ballot: Ballot = NO_BALLOT
@@ -209,6 +214,12 @@ class Proposal:
             node.counters["paxos_recoveries"] += 1
         else:
             req = self.request
+            committed = node.log.entry_ids.get(req.entry_id)
+            if committed is not None:
+                # why: dedup holds against every entry committed before this slot (a resent
+                # request must never be chosen twice)
+                self._finish_committed(committed)
+                return
             meta = node.log.metadata
             result = node.executor.validate(meta, req.transformation)
             reason = rejection_reason(result)
@@ -267,5 +278,5 @@ class Proposal:
                 decided_epoch: int = -1) -> None:
         self.phase = DONE
         self.node.cancel(self.timer)
-        self.node.service.finish(self.request, outcome, committed_epoch=committed_epoch,
+        self._on_finish(self.request, outcome, committed_epoch=committed_epoch,
                                  reason=reason, decided_epoch=decided_epoch)

@@ -18,7 +18,7 @@ from impl.entry import canonical_json
 from impl.messages import Streamed, StreamLog, SubmitResult
 
 if TYPE_CHECKING:
-    from impl.node.node import Node
+    from impl.node.host import Host
 
 
 AUTO: tuple[str, ...] = ("<auto>",)
@@ -63,7 +63,7 @@ def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str]) 
 
 
 class ReconfigurationDriver:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Host) -> None:
         self._node = node
         self._in_flight = False
         self._streamed: dict[str, int] = {}
@@ -74,9 +74,9 @@ class ReconfigurationDriver:
         return self._in_flight
 
     def _target(self, meta: Any, members: tuple[str, ...]) -> tuple[str, ...] | None:
-        target = self._node.cluster.cms_target
+        target = self._node.world.cms_target
         if target is AUTO:
-            return policy_target(meta, members, self._node.cluster.node_ids)
+            return policy_target(meta, members, self._node.world.node_ids)
         return target
 
     def on_log_advanced(self) -> None:
@@ -85,7 +85,7 @@ class ReconfigurationDriver:
 
     def poll(self) -> None:
         node = self._node
-        if self._node.cluster.cms_target is None or self._in_flight or not node.alive:
+        if self._node.world.cms_target is None or self._in_flight or not node.alive:
             return
         meta = node.log.metadata
         members = node.executor.members(meta)

@@ -20,26 +20,17 @@ from typing import TYPE_CHECKING
 from attrs import evolve
 
 from impl.cms.paxos import Proposal
+from impl.cms.request import Request
 from impl.messages import Submit, SubmitResult
 
 if TYPE_CHECKING:
-    from impl.node.node import Node
+    from impl.node.host import Host
 
 MAX_FORWARDS = 2
 
 
-class Request:
-    __slots__ = ("entry_id", "transformation", "kind", "waiters")
-
-    def __init__(self, entry_id: str, transformation: str, kind: str, origin: str) -> None:
-        self.entry_id = entry_id
-        self.transformation = transformation
-        self.kind = kind
-        self.waiters = [origin]
-
-
 class CmsService:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Host) -> None:
         self._node = node
         self._queue: deque[Request] = deque()
         self._by_id: dict[str, Request] = {}
@@ -82,7 +73,7 @@ class CmsService:
     def _kick(self) -> None:
         if self.active is None and self._queue:
             req = self._queue.popleft()
-            self.active = Proposal(self._node, req)
+            self.active = Proposal(self._node, req, self.finish)
             self.active.start()
 
     def finish(self, req: Request, outcome: str, *, committed_epoch: int, reason: str,

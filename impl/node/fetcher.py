@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from impl.messages import FetchLog, LogEntries
 
 if TYPE_CHECKING:
-    from impl.node.node import Node
+    from impl.node.host import Host
 
 MAX_ATTEMPTS = 6
 
 
 class PeerLogFetcher:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Host) -> None:
         self._node = node
         self._next_request = 1
         # request id -> (peer, the epoch that request is expected to reach, timeout event)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from impl import snapshots
+from impl.data.versioned import PlacementHistory
 from impl.engine import Executor
 from impl.entry import GENESIS_CHAIN, Entry, Snapshot, chain_hash
 
@@ -33,6 +34,13 @@ class Disk:
         # entry id -> (reason, epoch) of requests this CMS member rejected: a duplicated or
         # delayed copy of the same request gets the same answer instead of a second chance
         self.rejected: dict[str, tuple[str, int]] = {}
+        # the replica's data: (keyspace, key) -> (timestamp, value), last write wins
+        self.data: dict[tuple[str, str], tuple[int, int]] = {}
+        # the metadata at every placement change applied here (VersionedEndpoints)
+        self.placement_epochs = PlacementHistory()
+        # the topology operation this node drives, if any (survives a crash: resume)
+        self.operation: Any = None
+        self.next_request_id = 0
 
 
 ApplyHook = Callable[[Entry | None, Snapshot | None], None]
@@ -70,7 +78,10 @@ class LocalLog:
         self.applied = start.epoch
         self.chain = start.chain
         self.metadata = metadata
-        self.entry_ids = {e.entry_id: ep for ep, e in d.entries.items()}
+        # why the snapshot's ids too: an entry id committed before the snapshot is still
+        # committed; forgetting it let a resent request commit a second time (sim 11002453)
+        self.entry_ids = dict(start.entry_ids)
+        self.entry_ids.update((e.entry_id, ep) for ep, e in d.entries.items())
         e = self.applied + 1
         while e in d.entries:
             self._apply(d.entries[e], persist=False)
@@ -113,7 +124,7 @@ class LocalLog:
             d.entries[entry.epoch] = entry
             d.chains[entry.epoch] = chain
             if snapshots.is_snapshot_epoch(entry.epoch, self._interval):
-                d.snapshots.append(snapshots.take(metadata, entry.epoch, chain))
+                d.snapshots.append(snapshots.take(metadata, entry.epoch, chain, self.entry_ids))
         if not self._recovering:
             self._on_apply(entry, None)
 
@@ -135,6 +146,7 @@ class LocalLog:
         self.metadata = metadata
         self.applied = snap.epoch
         self.chain = snap.chain
+        self.entry_ids.update(snap.entry_ids)
         self._on_apply(None, snap)
         pending = self.pending
         for ep in [ep for ep in pending if ep <= self.applied]:

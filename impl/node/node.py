@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from impl.cms.election import Election
 from impl.cms.paxos import Acceptor
@@ -29,29 +29,40 @@ from impl.messages import (
     GossipReply,
     LogEntries,
     Message,
+    Mutation,
+    MutationAck,
     Nack,
     Prepare,
     Promise,
+    Read,
+    ReadResponse,
+    StreamComplete,
+    StreamData,
     Streamed,
     StreamLog,
+    StreamRequest,
     Submit,
     SubmitResult,
+    WatermarkRequest,
+    WatermarkResponse,
 )
+from impl.node.coordinator import Coordinator
 from impl.node.fetcher import PeerLogFetcher
+from impl.node.host import World
 from impl.node.log import Disk, LocalLog
+from impl.node.operation import OperationDriver
+from impl.node.replica import Replica
 from impl.node.submitter import Submitter
 from impl.settings import Settings
 from impl.sim.events import Event
 
-if TYPE_CHECKING:
-    from impl.cluster import Cluster
-
 
 class Node:
-    def __init__(self, *, node_id: str, index: int, cluster: Cluster, disk: Disk) -> None:
+    def __init__(self, *, node_id: str, index: int, world: World, disk: Disk) -> None:
         self.id = node_id
         self.index = index
-        self.cluster = cluster
+        self.world = world
+        cluster = world
         self.disk = disk
         self.alive = True
         self.settings: Settings = cluster.settings
@@ -71,6 +82,10 @@ class Node:
         self.log = LocalLog(disk=disk, executor=cluster.executor,
                             snapshot_interval=self.settings.snapshot_interval,
                             on_apply=self._on_apply, on_apply_failure=self._on_apply_failure)
+        disk.placement_epochs.observe(self.log.metadata)
+        self.replica = Replica(self)
+        self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)
+        self.operation = OperationDriver(self)
         self._handlers: dict[type, Callable[[Any], None]] = {
             Prepare: self.acceptor.on_prepare,
             Accept: self.acceptor.on_accept,
@@ -88,12 +103,27 @@ class Node:
             Streamed: self.reconfiguration.on_streamed,
             ElectionPrepare: self._on_election_prepare,
             ElectionAck: self._on_election_ack,
+            Mutation: self.replica.on_mutation,
+            MutationAck: self.coordinator.on_mutation_ack,
+            Read: self.replica.on_read,
+            ReadResponse: self.coordinator.on_read_response,
+            WatermarkRequest: self._on_watermark_request,
+            WatermarkResponse: self.operation.on_watermark,
+            StreamRequest: self.replica.on_stream_request,
+            StreamData: self.replica.on_stream_data,
+            StreamComplete: self.operation.on_stream_complete,
         }
+        # why: in gossip mode metadata is learnt only from the log's own traffic (commits,
+        # the CMS protocol), never from the epoch a data or status message happens to carry
+        self._reveals_epoch = frozenset(
+            (Prepare, Accept, Promise, Accepted, Nack, Commit, Submit, SubmitResult, FetchLog,
+             StreamLog, Streamed, ElectionPrepare, ElectionAck)
+        ) if self.settings.mode == "gossip" else None
 
     # --- plumbing ---
 
     def send(self, dst: str, msg: Message) -> None:
-        self.cluster.bus.send(self.id, dst, msg)
+        self.world.bus.send(self.id, dst, msg)
 
     def timer(self, delay: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
         return self._queue.after(delay, self._fire, fn, args, work=work)
@@ -114,8 +144,15 @@ class Node:
             return avoid or self.id
         return members[self.rng.randrange(len(members))]
 
+    def next_request_id(self) -> int:
+        """Data-path and streaming request ids, persisted so that a restarted node never
+        mistakes a reply to its former self for a reply to a new request."""
+        self.disk.next_request_id += 1
+        return self.disk.next_request_id
+
     def crash(self) -> None:
         self.alive = False
+        self.coordinator.crash()
         self.submitter.crash()
         if self.election is not None:
             self.election.crash()
@@ -124,7 +161,8 @@ class Node:
     # --- receiving ---
 
     def deliver(self, msg: Message) -> None:
-        if msg.epoch > self.log.applied and type(msg) is not LogEntries:
+        if msg.epoch > self.log.applied and type(msg) is not LogEntries and (
+                self._reveals_epoch is None or type(msg) in self._reveals_epoch):
             if type(msg) is Commit:
                 self.log.offer(msg.entry)
             if msg.epoch > self.log.applied:
@@ -149,8 +187,16 @@ class Node:
         """A value was chosen: apply it here, then push it to every node (best effort)."""
         self.log.offer(entry)
         msg = Commit(sender=self.id, epoch=max(self.log.applied, entry.epoch), entry=entry)
-        for other in self.cluster.node_ids:
-            if other != self.id:
+        gossip = self.settings.mode == "gossip"
+        members = self.executor.write_members(self.log.metadata)
+        for other in self.world.node_ids:
+            if other == self.id:
+                continue
+            if gossip and other not in members:
+                # why: gossip-era metadata reaches each node after its own random delay
+                self.timer(self.rng.randrange(self.settings.gossip_spread_ns), self.send, other,
+                           msg)
+            else:
                 self.send(other, msg)
 
     def _on_fetch(self, msg: FetchLog) -> None:
@@ -181,7 +227,7 @@ class Node:
         self.timer(self.settings.gossip_interval_ns, self.gossip_round, work=False)
 
     def gossip_round_once(self) -> None:
-        ids = self.cluster.node_ids
+        ids = self.world.node_ids
         peer = ids[self.rng.randrange(len(ids))]
         if peer != self.id:
             self.send(peer, Gossip(sender=self.id, epoch=self.log.applied))
@@ -193,6 +239,10 @@ class Node:
             return
         self._stream_waiters[msg.sender] = msg.upto
         self.fetcher.want(msg.upto, msg.sender)
+
+    def _on_watermark_request(self, msg: WatermarkRequest) -> None:
+        self.send(msg.sender, WatermarkResponse(sender=self.id, epoch=self.log.applied,
+                                                request_id=msg.request_id))
 
     def _on_election_ack(self, msg: ElectionAck) -> None:
         if self.election is not None:
@@ -212,11 +262,15 @@ class Node:
         else:
             assert snap is not None
             self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
-        self.cluster.observe_apply(self.id, entry, snap)
+        self.world.observe_apply(self.id, entry, snap)
         self.acceptor.forget_upto(log.applied)
+        self.disk.placement_epochs.observe(log.metadata)
         if self.alive:
             self.service.on_log_advanced()
             self.reconfiguration.on_log_advanced()
+            self.replica.on_log_advanced()
+            self.coordinator.on_log_advanced()
+            self.operation.on_log_advanced()
             if self._stream_waiters:
                 for driver, upto in list(self._stream_waiters.items()):
                     if log.applied >= upto:
@@ -226,7 +280,7 @@ class Node:
     def _on_apply_failure(self, entry: Entry, reason: str) -> None:
         self.counters["apply_failures"] += 1
         self.trace.event("apply_failure", self.id, "-", f"{entry.brief()} {reason}")
-        self.cluster.apply_failures.append((self.id, entry.epoch, reason))
+        self.world.apply_failures.append((self.id, entry.epoch, reason))
 
 
 def _ignore(_: Message) -> None:

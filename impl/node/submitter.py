@@ -19,7 +19,7 @@ from impl.entry import canonical_json
 from impl.messages import Submit, SubmitResult
 
 if TYPE_CHECKING:
-    from impl.node.node import Node
+    from impl.node.host import Host
 
 Callback = Callable[[SubmitResult], None]
 
@@ -40,7 +40,7 @@ class Pending:
 
 
 class Submitter:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Host) -> None:
         self._node = node
         self.pending: dict[str, Pending] = {}
 

@@ -179,3 +179,18 @@ def test_a_log_that_starts_at_a_snapshot_is_compared_epoch_by_epoch() -> None:
     assert check_prefixes([NodeLog(node="cms", entries=full), tail]).valid is True
     forged = NodeLog(node="late", entries=(full[3], LogEntry(epoch=5, entry_id="x", kind="TRIGGER_SNAPSHOT", transformation={})))
     assert check_prefixes([NodeLog(node="cms", entries=full), forged]).valid is False
+
+
+def test_an_entry_id_committed_at_two_epochs_is_named_as_such() -> None:
+    from checkers.logs import check_unique_entry_ids
+    from checkers.logs.verdict import DUPLICATE_ENTRY_ID
+
+    twice = LogEntry(epoch=4, entry_id="e2", kind=LOG[1].kind, transformation=LOG[1].transformation)
+    log = (*LOG[:3], twice)
+    verdict = check_unique_entry_ids([NodeLog(node="A", entries=log)])
+    assert verdict.valid is False
+    (v,) = verdict.evidence
+    assert v.invariant == DUPLICATE_ENTRY_ID and v.epoch == 4
+    assert dict(v.detail) == {"entry_id": "e2", "first_epoch": 2}
+    assert check_logs([NodeLog(node="A", entries=log)]).cause == DUPLICATE_ENTRY_ID
+    assert check_unique_entry_ids([NodeLog(node="A", entries=LOG)]).valid is True

@@ -68,3 +68,43 @@ def test_the_commit_history_is_a_linearizable_log(tmp_path: Path,
     assert code == 0
     code, out, err = run(["check-history", str(history), "--model", "log"], capsys)
     assert code == 0, out + err
+
+
+def test_the_cep21_example_writes_a_client_history_that_check_history_accepts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    history, commits = tmp_path / "h.jsonl", tmp_path / "c.jsonl"
+    code, out, _ = run(["simulate", str(REPO / "examples" / "simulate-cep21-bootstrap.json"),
+                        "--seed", "2", "--history", str(history), "--commit-history", str(commits),
+                        "--check"], capsys)
+    assert code == 0, out
+    ops = [json.loads(line) for line in history.read_text().splitlines()]
+    assert {op["f"] for op in ops} == {"read", "write"} and len(ops) >= 200
+    assert all("key" in op for op in ops)
+    assert {json.loads(line)["f"] for line in commits.read_text().splitlines()} == {"commit"}
+    assert json.loads(out)["judgement"]["clients"]["valid"] is True
+    code, _, _ = run(["check-history", str(history), "--model", "kv"], capsys)
+    assert code == 0
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"mode": "paxos"}, "mode: expected"),
+    ({"clients": [{"keyspace": "ks", "read_cl": ["SERIAL"]}]}, "clients[0].read_cl"),
+    ({"operations": [{"op": "join", "node": "n1", "tokens": [5]}]}, "already in the topology"),
+    ({"operations": [{"op": "explode", "node": "n1"}]}, "operations[0].op"),
+    ({"operations": [{"op": "move", "node": "n1", "tokens": []}]}, "operations[0].tokens"),
+    ({"operations": [{"op": "remove", "node": "n1", "target": "zz"}]}, "unknown node 'zz'"),
+    ({"cancels": [{"node": "ghost", "at_ms": 1}]}, "unknown node 'ghost'"),
+    ({"settings": {"barrier_consistency": "ONE", "barrier_min_consistency": "QUORUM"}},
+     "stronger than"),
+    ({"clock_skew_ms": {"n1": "x"}}, "clock_skew_ms.n1"),
+])
+def test_bad_data_path_fields_are_one_line_errors(patch: dict[str, object], message: str,
+                                                  tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((REPO / "examples" / "simulate-cep21-bootstrap.json").read_text())
+    doc.update(patch)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run(["simulate", str(path), "--seed", "1"], capsys)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1

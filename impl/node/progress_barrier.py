@@ -1,0 +1,140 @@
+"""The progress barrier a node passes before each step of its operation after START
+(Cassandra's tcm/sequences/ProgressBarrier).
+
+For each range the operation locked, the replicas of the current read and write groups that
+match it (`Metadata.barrier_groups`), minus the replaced or removed node, must have seen the
+epoch of the previous step: a peer counts when its answer to a watermark request (Cassandra's
+TCM_CURRENT_EPOCH_REQ) carries an epoch at least that one. How many must count is a consistency
+level over those replicas: EACH_QUORUM (a quorum of each DC's replicas of each range) first,
+then, each time `barrier_timeout` passes without success, the next of the fallback chain
+EACH_QUORUM -> QUORUM -> LOCAL_QUORUM -> ONE -> NODE_LOCAL, never below the configured minimum
+(`barrier_min_consistency`, default EACH_QUORUM: no relaxation; at the minimum it keeps
+asking). Unanswered peers are asked again every `barrier_retry`; a down node never answers, so
+it never counts. No barrier precedes START (`ProgressBarrier.immediate`) or a cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from impl.messages import WatermarkRequest, WatermarkResponse
+
+if TYPE_CHECKING:
+    from impl.node.host import Host
+
+CHAIN = ("EACH_QUORUM", "QUORUM", "LOCAL_QUORUM", "ONE", "NODE_LOCAL")
+
+
+def relax(level: str, minimum: str) -> str | None:
+    """The next level of the fallback chain, or None at (or below) the minimum."""
+    i = CHAIN.index(level)
+    if level == minimum or i + 1 >= len(CHAIN) or CHAIN.index(minimum) <= i:
+        return None
+    return CHAIN[i + 1]
+
+
+def satisfied(level: str, groups: list[frozenset[str]], responded: set[str],
+              dc_of: Callable[[str], str], local_dc: str) -> bool:
+    for group in groups:
+        if level == "NODE_LOCAL" or not group:
+            continue
+        if level == "ONE":
+            if not group & responded:
+                return False
+            continue
+        if level == "QUORUM":
+            if len(group & responded) < len(group) // 2 + 1:
+                return False
+            continue
+        by_dc: dict[str, list[str]] = {}
+        for r in group:
+            by_dc.setdefault(dc_of(r), []).append(r)
+        dcs = [local_dc] if level == "LOCAL_QUORUM" else sorted(by_dc)
+        for dc in dcs:
+            members = by_dc.get(dc, [])
+            if members and sum(1 for r in members if r in responded) < len(members) // 2 + 1:
+                return False
+    return True
+
+
+class ProgressBarrier:
+    def __init__(self, node: Host, *, wait_for: int, sequence_node: str, excluded: str | None,
+                 on_pass: Callable[[str], None]) -> None:
+        self._node = node
+        self.wait_for = wait_for
+        self._sequence_node = sequence_node
+        self._excluded = excluded
+        self._on_pass = on_pass
+        self.level = node.settings.barrier_consistency
+        self._level_since = 0
+        self._responded: set[str] = set()
+        self._request_id = 0
+        self._timer: object = None
+        self.done = False
+
+    def _groups(self) -> list[frozenset[str]]:
+        meta = self._node.log.metadata
+        out = []
+        for _, _, reads, writes in meta.barrier_groups(self._sequence_node):
+            group = frozenset(reads) | frozenset(writes)
+            if self._excluded is not None:
+                group = group - {self._excluded}
+            out.append(group)
+        return out
+
+    def _dc_of(self, n: str) -> str:
+        meta = self._node.log.metadata
+        return meta.node_location(n)[0] if n in meta.directory else ""
+
+    def start(self) -> None:
+        node = self._node
+        self._level_since = node.world.queue.clock.now
+        node.trace.event("barrier", node.id, "-", f"wait e{self.wait_for} {self.level}")
+        self._round()
+
+    def _round(self) -> None:
+        if self.done:
+            return
+        node = self._node
+        if node.log.applied >= self.wait_for:
+            self._responded.add(node.id)
+        groups = self._groups()
+        if self._check(groups):
+            return
+        now = node.world.queue.clock.now
+        if now - self._level_since >= node.settings.barrier_timeout_ns:
+            nxt = relax(self.level, node.settings.barrier_min_consistency)
+            if nxt is not None:
+                node.counters["barrier_relaxations"] += 1
+                node.trace.event("barrier", node.id, "-", f"relax {self.level} -> {nxt}")
+                self.level = nxt
+                self._level_since = now
+                if self._check(groups):
+                    return
+        self._request_id = node.next_request_id()
+        msg = WatermarkRequest(sender=node.id, epoch=node.log.applied, request_id=self._request_id)
+        for peer in sorted(set().union(*groups) - self._responded) if groups else ():
+            node.send(peer, msg)
+        self._timer = node.timer(node.settings.barrier_retry_ns, self._round)
+
+    def _check(self, groups: list[frozenset[str]]) -> bool:
+        node = self._node
+        local = self._dc_of(node.id)
+        if satisfied(self.level, groups, self._responded, self._dc_of, local):
+            self.done = True
+            node.cancel(self._timer)
+            node.trace.event("barrier", node.id, "-", f"passed e{self.wait_for} {self.level}")
+            self._on_pass(self.level)
+            return True
+        return False
+
+    def on_watermark(self, msg: WatermarkResponse) -> None:
+        if self.done or msg.epoch < self.wait_for:
+            return
+        self._responded.add(msg.sender)
+        self._check(self._groups())
+
+    def cancel(self) -> None:
+        self.done = True
+        self._node.cancel(self._timer)

@@ -1,0 +1,104 @@
+"""Streaming: copying the data of every range a node gains, before the MID step (Cassandra's
+bootstrap / unbootstrap / RangeStreamer).
+
+The plan comes from the operation's placement transitions (impl.metadata's sequence): for
+each keyspace and each range whose replicas change, every replica in `after - before` (a
+pending replica since START) receives the range from a source. Sources follow Cassandra's
+strict movement map (`BootstrapAndJoin.toStrict`, consistent range movement): the replica that
+loses the range (`before - after`), so that data on any quorum of the old group reaches the
+new one; when that node is the one being replaced or removed (it is down), any remaining
+replica of the range (`before & after`), as Cassandra's replace and removenode do.
+
+Each transfer is real messages: the operation's driver sends `StreamRequest` to the source,
+the source sends `StreamData` (every key it holds in the ranges) to the destination, which
+stores it and tells the driver `StreamComplete`. Any of them can be lost: after
+`stream_retry` the driver asks again, the next candidate source first. Writes made meanwhile
+reach the destination through the write path (it is a write replica).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from impl.messages import StreamComplete, StreamRequest
+
+if TYPE_CHECKING:
+    from impl.node.host import Host
+
+Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
+"""(keyspace, destination, candidate sources, ranges)"""
+
+
+def plan(metadata: Any, sequence_node: str, excluded: str | None) -> list[Task]:
+    seq = metadata.sequences.get(sequence_node)
+    if seq is None:
+        return []
+    out: dict[tuple[str, str, tuple[str, ...]], list[tuple[int, int]]] = {}
+    for name in sorted(metadata.keyspaces):
+        key = metadata.keyspaces[name].replication.key
+        for e in seq.transitions.get(key, ()):
+            losing = sorted((e.before - e.after) - {excluded})
+            sources = tuple(losing or sorted((e.before & e.after) - {excluded}))
+            if not sources:
+                continue
+            for dest in sorted(e.after - e.before):
+                out.setdefault((name, dest, sources), []).append((e.left, e.right))
+    return [(ks, dest, sources, tuple(ranges)) for (ks, dest, sources), ranges in out.items()]
+
+
+class Streaming:
+    def __init__(self, node: Host, tasks: list[Task], on_done: Callable[[], None]) -> None:
+        self._node = node
+        self._tasks = tasks
+        self._on_done = on_done
+        self._attempts: dict[int, int] = {}  # task index -> attempts
+        self._request: dict[int, int] = {}  # request id -> task index
+        self._left: set[int] = set(range(len(tasks)))
+        self._timers: dict[int, object] = {}
+        self.done = False
+
+    def start(self) -> None:
+        node = self._node
+        node.trace.event("stream", node.id, "-", f"start {len(self._tasks)} transfers")
+        if not self._tasks:
+            self._finish()
+            return
+        for i in range(len(self._tasks)):
+            self._send(i)
+
+    def _send(self, i: int) -> None:
+        if self.done or i not in self._left:
+            return
+        node = self._node
+        ks, dest, sources, ranges = self._tasks[i]
+        n = self._attempts.get(i, 0)
+        self._attempts[i] = n + 1
+        if n:
+            node.counters["stream_retries"] += 1
+        rid = node.next_request_id()
+        self._request[rid] = i
+        node.send(sources[n % len(sources)], StreamRequest(
+            sender=node.id, epoch=node.log.applied, request_id=rid, keyspace=ks, ranges=ranges,
+            destination=dest, driver=node.id))
+        self._timers[i] = node.timer(node.settings.stream_retry_ns, self._send, i)
+
+    def on_complete(self, msg: StreamComplete) -> None:
+        i = self._request.get(msg.request_id)
+        if self.done or i is None or i not in self._left:
+            return
+        self._left.discard(i)
+        self._node.cancel(self._timers.pop(i, None))
+        self._node.counters["streams"] += 1
+        if not self._left:
+            self._finish()
+
+    def _finish(self) -> None:
+        self.done = True
+        self._node.trace.event("stream", self._node.id, "-", "done")
+        self._on_done()
+
+    def cancel(self) -> None:
+        self.done = True
+        for t in self._timers.values():
+            self._node.cancel(t)
