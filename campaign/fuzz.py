@@ -48,17 +48,18 @@ def plan(runs: int, campaign_seed: int, kinds: Iterable[str]) -> list[tuple[int,
     return [(i, ks[i % len(ks)], run_seed(campaign_seed, i)) for i in range(runs)]
 
 
-def _work(args: tuple[int, str, int, str | None]) -> RunRecord:
-    run, kind, seed, mutant = args
-    return run_one(kind, seed, run=run, mutant=mutant)
+def _work(args: tuple[int, str, int, str | None, frozenset[str]]) -> RunRecord:
+    run, kind, seed, mutant, fixes = args
+    return run_one(kind, seed, run=run, mutant=mutant, fixes=fixes)
 
 
 def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = KINDS, workers: int = 1,
                  max_seconds: float | None = None, fail_fast: bool = False, mutant: str | None = None,
-                 on_record: Callable[[RunRecord], None] | None = None) -> list[RunRecord]:
+                 on_record: Callable[[RunRecord], None] | None = None,
+                 fixes: frozenset[str] = frozenset()) -> list[RunRecord]:
     """Every run of the plan (or those finished before `max_seconds` / the first failure with
     `fail_fast`), sorted by run index. `workers == 1` runs in this process."""
-    todo = [(run, kind, seed, mutant) for run, kind, seed in plan(runs, campaign_seed, kinds)]
+    todo = [(run, kind, seed, mutant, fixes) for run, kind, seed in plan(runs, campaign_seed, kinds)]
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[RunRecord] = []
 
@@ -103,11 +104,12 @@ def failure_path(out: Path, rec: RunRecord) -> Path:
     return out / "failures" / f"{rec.kind}-{rec.seed}.json"
 
 
-def replay_command(out: Path, rec: RunRecord) -> str:
+def replay_command(out: Path, rec: RunRecord, fixes: frozenset[str] = frozenset()) -> str:
+    fix = "".join(f" --fix {f}" for f in sorted(fixes))
     if rec.failure is not None:
-        return f"tcmcheck replay {failure_path(out, rec)}"
+        return f"tcmcheck replay {failure_path(out, rec)}{fix}"
     mutant = f" --mutant {rec.mutant}" if rec.mutant else ""
-    return f"tcmcheck replay --kind {rec.kind} --seed {rec.seed}{mutant}"
+    return f"tcmcheck replay --kind {rec.kind} --seed {rec.seed}{mutant}{fix}"
 
 
 def write_outputs(out: Path, records: list[RunRecord]) -> Path:

@@ -277,7 +277,11 @@ def _next_transformation(rng: random.Random, m: ClusterMetadata, fresh: int) -> 
         return {"kind": rng.choice(_ALL_STEPS), "node": node}, fresh
     if r < 0.70:
         return {"kind": "SCHEMA_CHANGE", "change": _schema_change(rng, m, dcs)}, fresh
-    op = rng.choice(["join", "join", "leave", "remove", "move", "replace"])
+    op = rng.choice(["join", "join", "leave", "remove", "move", "replace", "unregister"])
+    if op == "unregister":  # Cassandra's Unregister: REGISTERED or LEFT, a prepared join included
+        gone = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED, NodeState.LEFT))
+        if gone:
+            return {"kind": "UNREGISTER", "node": rng.choice(gone)}, fresh
     if op in ("join", "replace") and (not registered or rng.random() < 0.6):
         fresh += 1
         new = {"id": f"x{fresh}", "dc": rng.choice(dcs), "rack": rng.choice(racks)}
@@ -288,7 +292,10 @@ def _next_transformation(rng: random.Random, m: ClusterMetadata, fresh: int) -> 
     if op == "replace" and registered and joined:
         return {"kind": "PREPARE_REPLACE", "node": rng.choice(registered), "replaced": rng.choice(joined)}, fresh
     if op in ("leave", "remove") and joined:
-        return {"kind": "PREPARE_LEAVE", "node": rng.choice(joined), "remove": op == "remove"}, fresh
+        leave = {"kind": "PREPARE_LEAVE", "node": rng.choice(joined), "remove": op == "remove"}
+        if rng.random() < 0.1:  # nodetool --force: PrepareLeave skips its replication check
+            leave["force"] = True
+        return leave, fresh
     if op == "move" and joined:
         tokens = _distinct(rng, rng.randint(1, 2), -_SMALL_TOKENS, _SMALL_TOKENS)
         return {"kind": "PREPARE_MOVE", "node": rng.choice(joined), "tokens": sorted(tokens)}, fresh

@@ -27,6 +27,7 @@ from checkers.linearizability.wgl import check
 from checkers.logs import CommitAttempt, LogEntry, LogVerdict, LogViolation, NodeLog, check_logs
 from impl.cluster import RunResult
 from impl.scenario import Scenario
+from spec.fixes import execute as spec_execute
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeVersion
 from spec.topology import NodeSpec, Topology
@@ -83,7 +84,8 @@ def spec_start(scenario: Scenario) -> ClusterMetadata:
 class SpecReplay:
     """The spec's metadata after each epoch of one committed log, computed once and kept."""
 
-    def __init__(self, start: ClusterMetadata, log: Sequence[LogEntry]):
+    def __init__(self, start: ClusterMetadata, log: Sequence[LogEntry], fixes: frozenset[str] = frozenset()):
+        self._fixes = fixes  # the proposed fixes (spec/fixes.py) the run had, if any
         self.states: dict[int, ClusterMetadata] = {start.epoch: start}
         self.refused: list[str] = []
         m = start
@@ -91,7 +93,8 @@ class SpecReplay:
             if entry.epoch != m.epoch + 1:
                 self.refused.append(f"epoch {entry.epoch}: log skips from {m.epoch}")
                 break
-            result = parse_transformation(thaw(entry.transformation), f"epoch {entry.epoch}").execute(m)
+            result = spec_execute(parse_transformation(thaw(entry.transformation), f"epoch {entry.epoch}"), m,
+                                  self._fixes)
             if isinstance(result, Rejected):
                 self.refused.append(f"epoch {entry.epoch}: impl committed {entry.kind} ({entry.entry_id}) "
                                     f"that the spec rejects: {result.reason}")
@@ -106,7 +109,7 @@ class SpecReplay:
         state = self.states.get(epoch)
         if state is None:  # past a refused entry: the refinement already reports it
             return True
-        return isinstance(parse_transformation(thaw(transformation)).execute(state), Rejected)
+        return isinstance(spec_execute(parse_transformation(thaw(transformation)), state, self._fixes), Rejected)
 
 
 def node_logs(result: RunResult) -> tuple[NodeLog, ...]:
@@ -141,7 +144,8 @@ def commit_attempts(result: RunResult) -> tuple[CommitAttempt, ...]:
     return tuple(out)
 
 
-def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0) -> Judgement:
+def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
+          fixes: frozenset[str] = frozenset()) -> Judgement:
     import time
 
     logs = node_logs(result)
@@ -153,7 +157,7 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0) -> 
     reference = max(logs, key=lambda log: (log.entries[-1].epoch if log.entries else -1, len(log.entries)),
                     default=None)
     full = reference is not None and (not reference.entries or reference.entries[0].epoch == start.epoch + 1)
-    replay = SpecReplay(start, reference.entries if reference is not None and full else ())
+    replay = SpecReplay(start, reference.entries if reference is not None and full else (), fixes)
     verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
                          initial_epoch=start.epoch)
     history = check(LOG, _as_history(result.commit_history), deadline=time.monotonic() + timeout_s)

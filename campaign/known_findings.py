@@ -1,14 +1,20 @@
-"""Findings the harness has made and reported, which the specified semantics still contain.
+"""Findings the harness has made and reported: places where Cassandra's rules, which spec/ and
+impl/ follow, let an invariant break (docs/findings.md has each one in full).
 
 A campaign still runs and records every failing run; a failure whose cause class is listed here
 is reported apart as a known finding instead of failing the campaign, so that a new bug stands
-out. `tcmcheck fuzz --strict` fails on known findings too. Remove an entry when the behaviour
-it describes is changed.
+out. `tcmcheck fuzz --strict` fails on known findings too. Each finding names its proposed fix
+(spec/fixes.py, impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on.
+Remove an entry when the behaviour it describes is changed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from attrs import frozen
+
+from campaign.errors import BadInput
 
 
 @frozen(kw_only=True)
@@ -18,6 +24,10 @@ class KnownFinding:
     """`campaign.fuzz.cause_class` of the failures it explains."""
     summary: str
     replay: str
+    """The smallest counterexample, as one command (failure files in examples/findings/ hold
+    their case, so they do not depend on the generator)."""
+    fix: str
+    """The proposed fix's name (`--fix NAME`)."""
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
@@ -25,17 +35,101 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         id="cancel-after-mid",
         cause_class="quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)",
         summary=(
-            "CANCEL_SEQUENCE after MID moves reads back and narrows writes in one epoch (as the "
-            "issue specifies and Cassandra's BootstrapAndJoin.cancel does), so a read quorum at "
+            "CANCEL_SEQUENCE after MID moves reads back and narrows writes in one epoch (as "
+            "Cassandra's BootstrapAndJoin.cancel / revertPlacements does), so a read quorum at "
             "the MID epoch and a write quorum at the cancel epoch can be disjoint: with RF 1, "
             "join X until MID then cancel reads {X} at epoch 4 and writes {A} at epoch 5. "
-            "A two-epoch cancel (reads back first, writes narrowed after) would keep consecutive "
-            "epochs intersecting."
+            "Fix two-epoch-cancel: reads back first, writes narrowed in the next epoch."
         ),
         replay="tcmcheck replay --kind refine --seed 41",
+        fix="two-epoch-cancel",
+    ),
+    KnownFinding(
+        id="nts-rack-composition",
+        cause_class="invariant at_rest_matches_from_scratch",
+        summary=(
+            "Two sequences on disjoint locked ranges (UniformRangePlacement.planFor* computes each "
+            "plan against the ring of its PREPARE; nothing checks that the deltas compose) end off "
+            "the natural placement under NetworkTopologyStrategy's rack rule: join X@161 (rack r3) "
+            "and move n5->5 both complete and the at-rest placements differ from scratch. "
+            "Fix composition-guard: refuse a PREPARE whose deltas do not compose with those in flight."
+        ),
+        replay="tcmcheck replay examples/findings/nts-rack-composition.json",
+        fix="composition-guard",
+    ),
+    KnownFinding(
+        id="unregister-prepared-join",
+        cause_class="invariant sequences_name_registered_nodes",
+        summary=(
+            "Cassandra's Unregister checks only the node's state (REGISTERED or LEFT), and a node "
+            "whose join is prepared is still REGISTERED (StartJoin sets BOOTSTRAPPING): unregistering "
+            "it leaves a sequence and a range lock for a node the directory no longer has, which "
+            "StartJoin cannot apply; the lock stays until a cancel. Fix unregister-idle-only."
+        ),
+        replay="tcmcheck replay examples/findings/unregister-prepared-join.json",
+        fix="unregister-idle-only",
+    ),
+    KnownFinding(
+        id="replace-cms-member",
+        cause_class="invariant cms_is_consistent",
+        summary=(
+            "PrepareReplace has no CMS check and FinishReplace removes the replaced node from the "
+            "directory: replacing a CMS member through the transformations alone leaves a CMS "
+            "member that is not in the directory (Cassandra's node-driven path reconfigures the CMS "
+            "first; a racing or direct submission does not). Fix replace-cms-member-guard."
+        ),
+        replay="tcmcheck replay examples/findings/replace-cms-member.json",
+        fix="replace-cms-member-guard",
+    ),
+    KnownFinding(
+        id="cross-dc-replace",
+        cause_class="invariant reads_have_replication_factor",
+        summary=(
+            "PrepareReplace has no DC check: a replacement in another DC takes the replaced node's "
+            "tokens, so the old DC loses a node without PrepareLeave's replication check and its "
+            "ranges get fewer read replicas there than its RF (even below RF for good). "
+            "Fix replace-same-dc: the replacement must be in the replaced node's DC."
+        ),
+        replay="tcmcheck replay examples/findings/cross-dc-replace.json",
+        fix="replace-same-dc",
     ),
 )
 
+REPLACED_NODE_BARRIER_GAP = KnownFinding(
+    id="replaced-node-barrier-gap",
+    cause_class="barrier: stale coordinator",
+    summary=(
+        "ProgressBarrier leaves out the replaced node (BootstrapAndReplace: `new ProgressBarrier(..., "
+        "true)` filters the node being replaced), assuming it is dead. A replaced node that is only "
+        "partitioned still answers as a coordinator at its old epoch: on RF 3, A..D at 100..400, "
+        "X replacing B, QUORUM reads by B at the START epoch and writes at MID/FINISH epochs can miss. "
+        "Fix barrier-waits-for-replaced: the barrier also waits for the replaced node while it is reachable."
+    ),
+    replay="tcmcheck prove examples/cep21-rf3-ring.json --ops examples/replace-b-by-x.json --barrier",
+    fix="barrier-waits-for-replaced",
+)
+"""Found by the prover's barrier mode, not by a fuzz run (so not matched by cause class)."""
 
-def known_finding(cause_class: str) -> KnownFinding | None:
-    return next((f for f in KNOWN_FINDINGS if f.cause_class == cause_class), None)
+ALL_FINDINGS: tuple[KnownFinding, ...] = (*KNOWN_FINDINGS, REPLACED_NODE_BARRIER_GAP)
+
+
+def known_finding(cause_class: str, fixes: Iterable[str] = ()) -> KnownFinding | None:
+    """The finding a failure's cause class shows, unless the run had that finding's fix on
+    (then the failure is new: the fix did not work)."""
+    chosen = frozenset(fixes)
+    return next((f for f in KNOWN_FINDINGS if f.cause_class == cause_class and f.fix not in chosen), None)
+
+
+def parse_fixes(names: Iterable[str]) -> frozenset[str]:
+    """`--fix NAME` values (repeatable, or comma-separated), checked before any work."""
+    from spec.fixes import FIXES
+
+    out: set[str] = set()
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            if name not in FIXES:
+                raise BadInput(f"--fix: unknown fix {name!r} (known: {', '.join(FIXES)})")
+            out.add(name)
+    return frozenset(out)

@@ -87,16 +87,19 @@ def generate_case(kind: str, seed: int) -> dict[str, Any]:
     raise ValueError(f"unknown run kind {kind!r}")
 
 
-def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None) -> Outcome:
-    """Run and judge one case (the generated document, or one read back from a failure file)."""
+def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
+               fixes: frozenset[str] = frozenset()) -> Outcome:
+    """Run and judge one case (the generated document, or one read back from a failure file);
+    `fixes` names proposed fixes (spec/fixes.py) to run spec and impl with."""
     if kind == "sim":
-        return _check_sim(case, seed, mutant)
+        return _check_sim(case, seed, mutant, fixes)
     if kind == "refine":
-        return _check_refine(case, mutant)
+        return _check_refine(case, mutant, fixes)
     raise ValueError(f"unknown run kind {kind!r}")
 
 
-def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None) -> Outcome:
+def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
+            fixes: frozenset[str] = frozenset()) -> Outcome:
     """`check_case`, with an exception inside spec, impl or a checker turned into a failing
     outcome (cause `crash: TYPE: message`, the traceback in details): a crash is a finding,
     and one run's crash must not end the campaign. Bad input (`BadInput`, impl's
@@ -107,7 +110,7 @@ def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = 
     from impl.metadata import InvalidTopology
 
     try:
-        return check_case(kind, case, seed, mutant=mutant)
+        return check_case(kind, case, seed, mutant=mutant, fixes=fixes)
     except (BadInput, InvalidTopology):
         raise
     except Exception as e:  # noqa: BLE001 (any crash is the verdict)
@@ -117,25 +120,29 @@ def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = 
                        details=json.dumps({"traceback": traceback.format_exc()}))
 
 
-def run_one(kind: str, seed: int, *, run: int = 0, mutant: str | None = None) -> RunRecord:
+def run_one(kind: str, seed: int, *, run: int = 0, mutant: str | None = None,
+            fixes: frozenset[str] = frozenset()) -> RunRecord:
     started = time.monotonic()  # wall clock only for the duration column, never for a verdict
     case = generate_case(kind, seed)
     try:
-        outcome = checked(kind, case, seed, mutant=mutant)
+        outcome = checked(kind, case, seed, mutant=mutant, fixes=fixes)
     except Exception as e:  # noqa: BLE001 (a generated case the parsers refuse is a generator bug)
         outcome = Outcome(valid=False, cause=f"crash: generated bad input: {e}"[:300], final_epoch=0, steps=0,
                           counters=(), details=json.dumps({"error": str(e)}))
-    failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant), sort_keys=True, indent=1)
+    failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant, fixes),
+                                                    sort_keys=True, indent=1)
     return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
                      duration_s=round(time.monotonic() - started, 4), failure=failure)
 
 
 def failure_doc(kind: str, seed: int, case: dict[str, Any], outcome: Outcome,
-                mutant: str | None) -> dict[str, Any]:
+                mutant: str | None, fixes: frozenset[str] = frozenset()) -> dict[str, Any]:
     doc: dict[str, Any] = {"tcmcheck_failure": 1, "kind": kind, "seed": seed, "case": case,
                            "verdict": outcome.to_json()}
     if mutant is not None:
         doc["mutant"] = mutant
+    if fixes:
+        doc["fixes"] = sorted(fixes)
     return doc
 
 
@@ -145,16 +152,35 @@ def failure_doc(kind: str, seed: int, case: dict[str, Any], outcome: Outcome,
 class _RejectCreateTable:
     """The mutant engine: impl.metadata, except that every CREATE TABLE is refused."""
 
-    def __init__(self) -> None:
+    def __init__(self, fixes: frozenset[str] = frozenset()) -> None:
         from impl.engine import MetadataEngine
 
         self._real = MetadataEngine()
+        self._fixes = fixes
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
 
     def execute(self, metadata: Any, transformation: dict[str, Any]) -> Any:
         return _mutant_execute(self._real.execute, "reject-create-table")(metadata, transformation)
+
+
+class _FixedEngine:
+    """impl.metadata with proposed fixes (impl/metadata/fixes.py)."""
+
+    def __init__(self, fixes: frozenset[str]) -> None:
+        from impl.engine import MetadataEngine
+
+        self._real = MetadataEngine()
+        self._fixes = fixes
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def execute(self, metadata: Any, transformation: dict[str, Any]) -> Any:
+        from impl.metadata.fixes import execute
+
+        return execute(metadata, transformation, self._fixes)
 
 
 def _mutant_execute(execute: Callable[[Any, dict[str, Any]], Any], mutant: str | None) -> Callable[[Any, dict[str, Any]], Any]:
@@ -172,17 +198,19 @@ def _mutant_execute(execute: Callable[[Any, dict[str, Any]], Any], mutant: str |
     raise ValueError(f"unknown mutant {mutant!r}")
 
 
-def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None) -> Outcome:
+def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozenset[str] = frozenset()) -> Outcome:
     from campaign.formats.scenario import parse_scenario
     from campaign.judge import judge
     from impl.cluster import run_scenario
 
     scenario = parse_scenario(doc)
-    engine = _RejectCreateTable() if mutant == "reject-create-table" else None
+    engine: Any = _RejectCreateTable() if mutant == "reject-create-table" else None
     if mutant is not None and engine is None:
         raise ValueError(f"unknown mutant {mutant!r}")
+    if fixes and engine is None:
+        engine = _FixedEngine(fixes)
     result = run_scenario(scenario, seed, engine=engine)
-    judgement = judge(scenario, result)
+    judgement = judge(scenario, result, fixes=fixes) if fixes else judge(scenario, result)
     summary = judgement.summary()
     summary["conflicts"] = list(result.conflicts)
     summary["apply_failures"] = [list(f) for f in result.apply_failures]
@@ -211,19 +239,23 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None) -> Outcome:
 # ---------------------------------------------------------------- kind "refine"
 
 
-def _check_refine(case: dict[str, Any], mutant: str | None) -> Outcome:
+def _check_refine(case: dict[str, Any], mutant: str | None, fixes: frozenset[str] = frozenset()) -> Outcome:
     from campaign.formats.placements import placements_json
     from campaign.formats.topology import parse_topology
     from campaign.formats.transformations import parse_transformation
     from checkers.quorum.from_spec import history_from_states
     from checkers.quorum.z3prover import prove_history
     from impl.metadata import Accepted, Metadata, execute
+    from impl.metadata.fixes import execute as impl_fixed
     from spec.consistency import ConsistencyLevel
+    from spec.fixes import execute as spec_fixed
     from spec.invariants import check_invariants
     from spec.metadata import ClusterMetadata
     from spec.transformations import Rejected
 
     impl_execute = _mutant_execute(execute, mutant)
+    if fixes:
+        impl_execute = lambda m, t: impl_fixed(m, t, fixes)  # noqa: E731  # (no mutant with fixes)
     topo_doc = case["topology"]
     spec_m = ClusterMetadata.initial(parse_topology(topo_doc, "case topology"))
     impl_m = Metadata.from_topology(topo_doc)
@@ -237,7 +269,7 @@ def _check_refine(case: dict[str, Any], mutant: str | None) -> Outcome:
         cause = "initial placements differ"
     for i, t_json in enumerate(transformations if cause is None else ()):
         t = parse_transformation(t_json, f"transformations[{i}]")
-        spec_r = t.execute(spec_m)
+        spec_r = spec_fixed(t, spec_m, fixes)
         impl_r = impl_execute(impl_m, t_json)
         where = f"step {i} ({t.kind} at epoch {spec_m.epoch})"
         spec_ok, impl_ok = not isinstance(spec_r, Rejected), isinstance(impl_r, Accepted)

@@ -21,6 +21,8 @@ def cause_class(cause: str | None) -> str:
     head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
     if cause.startswith("step "):
         head = cause.split(": ", 1)[-1]
+        if head.startswith("invariant "):  # the invariant's name, not which keyspace or range
+            head = head.split(":", 1)[0]
     elif cause.startswith("logs: "):
         head = cause.split(" at epoch", 1)[0]
     elif cause.startswith(("apply failure", "conflict", "spec replay")):

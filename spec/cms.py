@@ -18,6 +18,8 @@ class CMSStepKind(enum.Enum):
     ADD_TO_WRITES = "ADD_TO_WRITES"
     ADD_TO_READS = "ADD_TO_READS"
     REMOVE = "REMOVE"
+    FINISH = "FINISH"
+    """The separate last step: drop the sequence and release the lock (AdvanceCMSReconfiguration)."""
 
     def __repr__(self) -> str:
         return f"CMSStepKind.{self.name}"
@@ -31,9 +33,17 @@ class CMSStep:
 
 @frozen
 class CMSReconfiguration:
-    """Steps still to run, in order: additions first (grow, then shrink)."""
+    """Steps still to run, in order: additions first (grow, then shrink), then FINISH.
+    `next_index` is the sequence index the next ADVANCE must carry (Cassandra's
+    AdvanceCMSReconfiguration.sequenceIndex)."""
 
     remaining: tuple[CMSStep, ...]
+    next_index: int = 0
+
+
+CMS_LOCK_HOLDER = "system_cluster_metadata"
+"""The lock key of a CMS reconfiguration: PrepareCMSReconfiguration locks the entire range of the
+metadata keyspace's replication, held here under the metadata keyspace's name."""
 
 
 @frozen(kw_only=True)

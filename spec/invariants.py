@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from spec.cms import CMS_LOCK_HOLDER
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
 from spec.placement import ReplicaGroups
@@ -44,8 +45,10 @@ def reads_are_write_replicas(m: ClusterMetadata) -> tuple[str, ...]:
 def _dc_counts(m: ClusterMetadata, nodes: frozenset[NodeId]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for n in nodes:
-        dc = m.directory.location(n).dc
-        counts[dc] = counts.get(dc, 0) + 1
+        node = m.directory.get(n)
+        if node is None:  # reported by sequences_name_registered_nodes
+            continue
+        counts[node.dc] = counts.get(node.dc, 0) + 1
     return counts
 
 
@@ -117,9 +120,22 @@ def at_rest_matches_from_scratch(m: ClusterMetadata) -> tuple[str, ...]:
 def locks_belong_to_sequences(m: ClusterMetadata) -> tuple[str, ...]:
     holders = {h for h, _ in m.locked_ranges.locks}
     performers = {s.node for s in m.in_progress.sequences()}
+    if m.cms.reconfiguration is not None:
+        performers.add(NodeId(CMS_LOCK_HOLDER))
     if holders != performers:
         return (f"locks held by {sorted(holders)} but sequences of {sorted(performers)}",)
     return ()
+
+
+def sequences_name_registered_nodes(m: ClusterMetadata) -> tuple[str, ...]:
+    """Every node a sequence in flight performs or replaces is in the directory: its remaining
+    steps change its state, which Cassandra's Directory cannot do for an unknown node."""
+    out = []
+    for seq in m.in_progress.sequences():
+        for node in (seq.node, seq.replaced):
+            if node is not None and node not in m.directory:
+                out.append(f"the {seq.kind.value} sequence of {seq.node} names {node}, not in the directory")
+    return tuple(out)
 
 
 def cms_is_consistent(m: ClusterMetadata) -> tuple[str, ...]:
@@ -143,7 +159,8 @@ def nts_only_known_dcs(m: ClusterMetadata) -> tuple[str, ...]:
         params = m.schema.replication(ks)
         if isinstance(params, NetworkTopologyStrategy):
             for r, writes in p.writes:
-                stray = sorted(n for n in writes if params.factor(m.directory.location(n).dc) == 0)
+                stray = sorted(n for n in writes
+                               if (node := m.directory.get(n)) is not None and params.factor(node.dc) == 0)
                 if stray:
                     out.append(f"{ks} {r}: replicas {stray} in DCs without replication")
     return tuple(out)
@@ -156,6 +173,7 @@ ALL: tuple[Invariant, ...] = (
     over_replication_only_in_flight,
     at_rest_matches_from_scratch,
     locks_belong_to_sequences,
+    sequences_name_registered_nodes,
     cms_is_consistent,
     nts_only_known_dcs,
 )

@@ -11,7 +11,17 @@ from collections.abc import Iterable, Mapping
 from attrs import frozen
 
 from spec.nodes import NodeId
-from spec.tokens import Range
+from spec.tokens import MIN_TOKEN, Range
+
+
+def _touches_min(r: Range) -> bool:
+    return MIN_TOKEN in (r.left, r.right)
+
+
+def _conflict(a: Range, b: Range) -> bool:
+    """Cassandra's LockedRanges: ranges conflict when they intersect, and two ranges that both
+    touch the minimum token conflict too (a node may own it; `(x, MIN]` and `(MIN, y]` meet there)."""
+    return a.intersects(b) or (_touches_min(a) and _touches_min(b))
 
 
 @frozen
@@ -31,7 +41,7 @@ class AffectedRanges:
         theirs = dict(other.by_keyspace)
         for ks, ranges in self.by_keyspace:
             for r in ranges:
-                if any(r.intersects(o) for o in theirs.get(ks, ())):
+                if any(_conflict(r, o) for o in theirs.get(ks, ())):
                     return True
         return False
 

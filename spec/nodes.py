@@ -75,6 +75,12 @@ class Node:
     location: Location
     state: NodeState = NodeState.REGISTERED
     version: NodeVersion = NodeVersion()
+    address: str | None = None
+    """The broadcast address when it differs from the id (which doubles as the address)."""
+
+    @property
+    def broadcast(self) -> str:
+        return self.address if self.address is not None else self.id
 
     @property
     def dc(self) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 
 from attrs import field, frozen
 
+from spec import fixes as spec_fixes
+from spec import operator_checks
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
 from spec.sequences import OperationKind, Step
@@ -24,6 +26,7 @@ from spec.transformations import (
     PrepareReplace,
     Register,
     Rejected,
+    Result,
     Transformation,
     step_of,
 )
@@ -33,18 +36,23 @@ from spec.transformations import (
 class Join:
     node: NodeSpec
     until: Step = Step.FINISH
+    operator_checks: bool = True
+    """False: submit PREPARE_JOIN without the operator layer's token checks (spec.operator_checks)."""
 
 
 @frozen(kw_only=True)
 class Leave:
     node: NodeId
     until: Step = Step.FINISH
+    force: bool = False
+    """`nodetool decommission --force`: PREPARE_LEAVE skips the replication-factor check."""
 
 
 @frozen(kw_only=True)
 class Remove:
     node: NodeId
     until: Step = Step.FINISH
+    force: bool = False
 
 
 @frozen(kw_only=True)
@@ -52,6 +60,7 @@ class Move:
     node: NodeId
     tokens: tuple[int, ...] = field(converter=token_tuple)
     until: Step = Step.FINISH
+    operator_checks: bool = True
 
 
 @frozen(kw_only=True)
@@ -82,6 +91,18 @@ class Apply:
 
 Operation = Join | Leave | Remove | Move | Replace | Resume | Cancel | Apply
 
+@frozen(kw_only=True)
+class OperatorRefusal(Transformation):
+    """What the operator layer refuses before anything is submitted: always rejected, commits
+    nothing (not a transformation kind of Cassandra's; never in a log)."""
+
+    kind = "OPERATOR_CHECK"
+    reason: str
+
+    def execute(self, metadata: ClusterMetadata) -> Result:
+        return Rejected(f"operator check: {self.reason}")
+
+
 def _remaining(kind: OperationKind, node: NodeId, after: Step, until: Step) -> Iterator[Transformation]:
     """Steps START..FINISH that come after `after`, up to and including `until`."""
     for step in (Step.START, Step.MID, Step.FINISH):
@@ -110,14 +131,22 @@ def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
     Later steps are generated lazily, so a step can depend on what earlier ones committed.
     """
     if isinstance(op, Join):
+        refusal = op.operator_checks and operator_checks.tokens_free(m, op.node.id, "join", op.node.tokens)
+        if refusal:
+            yield OperatorRefusal(reason=refusal)
+            return
         if op.node.id not in m.directory:
             yield Register(node=op.node.id, location=op.node.location, version=op.node.version)
         yield PrepareJoin(node=op.node.id, tokens=op.node.tokens)
         yield from _remaining(OperationKind.JOIN, op.node.id, Step.PREPARE, op.until)
     elif isinstance(op, Leave | Remove):
-        yield PrepareLeave(node=op.node, remove=isinstance(op, Remove))
+        yield PrepareLeave(node=op.node, remove=isinstance(op, Remove), force=op.force)
         yield from _remaining(OperationKind.LEAVE, op.node, Step.PREPARE, op.until)
     elif isinstance(op, Move):
+        refusal = op.operator_checks and operator_checks.tokens_free(m, op.node, "move", op.tokens)
+        if refusal:
+            yield OperatorRefusal(reason=refusal)
+            return
         yield PrepareMove(node=op.node, tokens=op.tokens)
         yield from _remaining(OperationKind.MOVE, op.node, Step.PREPARE, op.until)
     elif isinstance(op, Replace):
@@ -137,31 +166,39 @@ def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
         yield op.transformation
 
 
-def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation]) -> OperationRun:
+def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation],
+                        fixes: frozenset[str] = frozenset()) -> OperationRun:
     """Commit transformations in order; stop at the first rejected one."""
-    return _run([start], transformations)
+    return _run([start], transformations, fixes)
 
 
-def run_operations(start: ClusterMetadata | Topology, operations: Iterable[Operation]) -> OperationRun:
-    """Run operations one after another; stop at the first rejected step."""
+def run_operations(start: ClusterMetadata | Topology, operations: Iterable[Operation],
+                   fixes: frozenset[str] = frozenset()) -> OperationRun:
+    """Run operations one after another; stop at the first rejected step. `fixes` names
+    proposed fixes (spec.fixes) to run with; none by default (Cassandra's rules)."""
     states = [ClusterMetadata.initial(start) if isinstance(start, Topology) else start]
 
     def steps() -> Iterator[Transformation]:
         for op in operations:  # each operation expands against the metadata when it starts
             yield from expand(op, states[-1])
 
-    return _run(states, steps())
+    return _run(states, steps(), fixes)
 
 
-def _run(states: list[ClusterMetadata], transformations: Iterable[Transformation]) -> OperationRun:
+def _run(states: list[ClusterMetadata], transformations: Iterable[Transformation],
+         fixes: frozenset[str] = frozenset()) -> OperationRun:
     """Execute each transformation against the last of `states`, appending what commits."""
     kinds: list[str] = ["INITIAL"]
     done: list[Transformation | None] = [None]
     for t in transformations:
-        result = t.execute(states[-1])
-        if isinstance(result, Rejected):
-            return OperationRun(tuple(states), tuple(kinds), tuple(done), result.reason, t)
-        states.append(result.metadata)
-        kinds.append(t.kind)
-        done.append(t)
+        for _ in range(2):  # a second epoch only for the fix `two-epoch-cancel`
+            before = states[-1]
+            result = spec_fixes.execute(t, before, fixes)
+            if isinstance(result, Rejected):
+                return OperationRun(tuple(states), tuple(kinds), tuple(done), result.reason, t)
+            states.append(result.metadata)
+            kinds.append(t.kind)
+            done.append(t)
+            if not spec_fixes.cancel_needs_another_epoch(t, before, result.metadata, fixes):
+                break
     return OperationRun(tuple(states), tuple(kinds), tuple(done))

@@ -27,9 +27,9 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
          removed_tokens: Iterable[int] = ()) -> tuple[PlacementDeltas, AffectedRanges]:
     """Deltas from the natural placement now to the one under `after`, and the ranges to lock.
 
-    Both placements come from token maps alone (not from the current groups), so operations
-    already in flight on other ranges do not leak into this one's deltas; `non_composing`
-    checks that the deltas of concurrent operations add up.
+    Both placements come from token maps alone (not from the current groups), as in Cassandra's
+    UniformRangePlacement.planFor*; nothing checks that the deltas of concurrent operations add
+    up (finding `nts-rack-composition`; fix `composition-guard`, `non_composing` below).
     """
     new_tokens = tuple(sorted(set(new_tokens)))
     removed = set(removed_tokens)
@@ -106,6 +106,11 @@ def revert(placements: DataPlacements, deltas: PlacementDeltas, next_step: Step)
     return placements
 
 
+def revert_reads(placements: DataPlacements, deltas: PlacementDeltas) -> DataPlacements:
+    """Undo MID only: reads go back to the replicas giving the ranges up (writes stay)."""
+    return _each(placements, deltas, reads=True, writes=False, add=True, remove=True, invert=True)
+
+
 def outcome_token_map(m: ClusterMetadata, seq: InProgressSequence, token_map: TokenMap) -> TokenMap:
     """`token_map` as `seq`'s FINISH will change it."""
     if seq.kind is Kind.JOIN:
@@ -129,7 +134,8 @@ def remaining(placements: DataPlacements, seq: InProgressSequence) -> DataPlacem
 
 def non_composing(m: ClusterMetadata, new: InProgressSequence) -> NodeId | None:
     """A sequence in flight whose deltas, together with `new`'s, would not end where the
-    placements computed from the final token map are.
+    placements computed from the final token map are. Cassandra has no such check; this is the
+    proposed fix `composition-guard` (spec.fixes) for the finding `nts-rack-composition`.
 
     Each sequence's deltas are computed at its PREPARE against the ring without the others'
     changes. On disjoint locked ranges they usually compose, but NetworkTopologyStrategy's rack

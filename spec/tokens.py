@@ -25,8 +25,9 @@ def token_tuple(tokens: Iterable[int]) -> tuple[int, ...]:
 
 
 def is_valid_token(value: int) -> bool:
-    """Murmur3 tokens are signed 64-bit; the minimum is reserved and owns nothing."""
-    return MIN_TOKEN < value <= MAX_TOKEN
+    """Murmur3 tokens are signed 64-bit. Keys never hash to the minimum, but a node may own it
+    (as in Cassandra; LockedRanges then treats two ranges touching it as conflicting)."""
+    return MIN_TOKEN <= value <= MAX_TOKEN
 
 
 @frozen(order=True)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from spec import schema as S
 from spec import transformations as T
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId, NodeState, NodeVersion
 from spec.sequences import OperationKind, Step
 from strategies.topologies import locations, replication, small_tokens
 
@@ -41,11 +41,18 @@ def transformations(draw: st.DrawFn, m: ClusterMetadata) -> T.Transformation:
         choices.append(st.builds(T.PrepareJoin, node=st.sampled_from(registered), tokens=tokens))
         if joined:
             choices.append(st.builds(T.PrepareReplace, node=st.sampled_from(registered), replaced=st.sampled_from(joined)))
+    leftover = registered + _ids(m, NodeState.LEFT)
+    if leftover:  # Cassandra's Unregister: REGISTERED or LEFT, even with a join prepared
+        choices.append(st.builds(T.Unregister, node=st.sampled_from(leftover)))
     if joined:
-        choices.append(st.builds(T.PrepareLeave, node=st.sampled_from(joined), remove=st.booleans()))
+        choices.append(st.builds(T.PrepareLeave, node=st.sampled_from(joined), remove=st.booleans(),
+                                 force=st.booleans()))
         choices.append(st.builds(T.PrepareMove, node=st.sampled_from(joined), tokens=tokens))
     # Likely rejections: a step out of order, an unknown node, a schema race.
     everyone = [n.id for n in m.directory] + [NodeId("ghost")]
+    choices.append(st.builds(T.Startup, node=st.sampled_from(everyone),  # refused mid-sequence
+                             address=st.sampled_from([None, "10.0.0.1", *everyone[:2]]),
+                             version=st.sampled_from([None, NodeVersion(release="6.1")])))
     choices.append(st.builds(lambda cls, n: cls(node=n), st.sampled_from(_ANY_STEP), st.sampled_from(everyone)))
     choices.append(schema_changes(m).map(lambda c: T.AlterSchema(change=c)))
     return draw(st.one_of(choices))

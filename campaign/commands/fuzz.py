@@ -57,11 +57,14 @@ def check_mutant(mutant: str | None) -> str | None:
 @click.option("--mutant", default=None,
               help="Run against a deliberately broken impl (reject-create-table), to see the "
                    "campaign catch a bug.")
+@click.option("--fix", "fix_names", multiple=True,
+              help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
 def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
-         max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None) -> int:
+         max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None,
+         fix_names: tuple[str, ...] = ()) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
     from campaign.fuzz import RunRecord, cause_class, replay_command, run_campaign, write_outputs
-    from campaign.known_findings import known_finding
+    from campaign.known_findings import known_finding, parse_fixes
 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
@@ -75,6 +78,9 @@ def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
         raise BadInput(f"--max-seconds: expected a positive number, got {max_seconds}")
     kind_list = parse_kinds(kinds)
     check_mutant(mutant)
+    fixes = parse_fixes(fix_names)
+    if fixes and mutant is not None:
+        raise BadInput("--fix: not with --mutant (a mutant is a broken engine, not a fix)")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise BadInput(f"--out: {out} exists and is not a directory")
@@ -106,24 +112,24 @@ def fuzz(runs: int, seed: int, workers: int | None, kinds: str, out_dir: str,
     if progress is not None:
         with progress:
             records = run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
-                                   fail_fast=fail_fast, mutant=mutant, on_record=on_record)
+                                   fail_fast=fail_fast, mutant=mutant, on_record=on_record, fixes=fixes)
     else:
         records = run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
-                               fail_fast=fail_fast, mutant=mutant, on_record=on_record)
+                               fail_fast=fail_fast, mutant=mutant, on_record=on_record, fixes=fixes)
     path = write_outputs(out, records)
     failing = [r for r in records if not r.outcome.valid]
-    known = {id(r): known_finding(cause_class(r.outcome.cause)) for r in failing}
+    known = {id(r): known_finding(cause_class(r.outcome.cause), fixes) for r in failing}
     new = [r for r in failing if known[id(r)] is None]
     per_kind = ", ".join(f"{k} {sum(1 for r in records if r.kind == k)}" for k in kind_list)
     click.echo(f"{len(records)} runs ({per_kind}), {len(failing)} failed "
                f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
     for rec in new:
         click.echo(f"FAIL {rec.kind} seed {rec.seed}: {rec.outcome.cause}")
-        click.echo(f"  {replay_command(out, rec)}")
+        click.echo(f"  {replay_command(out, rec, fixes)}")
     findings = {f.id: f for f in known.values() if f is not None}
     for finding_id, finding in sorted(findings.items()):
         hits = [r for r in failing if known[id(r)] is finding]
-        click.echo(f"KNOWN {finding_id}: {len(hits)} runs, e.g. {replay_command(out, hits[0])}")
+        click.echo(f"KNOWN {finding_id}: {len(hits)} runs, e.g. {replay_command(out, hits[0], fixes)}")
         click.echo(f"  {finding.summary}")
     return 1 if new or (strict and failing) else 0
 

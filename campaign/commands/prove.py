@@ -59,21 +59,31 @@ def _dc(option: str, dc: str | None, history: History) -> str | None:
 @click.option("--barrier-cl", default="EACH_QUORUM", show_default=True,
               help="Consistency level of the progress barrier (with --barrier).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON even on a terminal.")
+@click.option("--fix", "fix_names", multiple=True,
+              help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
 def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, window: int,
           local_dc: str | None, read_dc: str | None, write_dc: str | None, barrier: bool,
-          barrier_cl: str, as_json: bool) -> int:
+          barrier_cl: str, as_json: bool, fix_names: tuple[str, ...] = ()) -> int:
     """Prove that read and write quorums intersect across epochs (Z3)."""
     reads, writes = _level("--read-cl", read_cl), _level("--write-cl", write_cl)
     barrier_level = _level("--barrier-cl", barrier_cl)
     if window < 0:
         raise BadInput(f"--window must not be negative, got {window}")
+    from campaign.known_findings import parse_fixes
+    from checkers.quorum.from_spec import history_from_run
+    from spec.fixes import BARRIER_WAITS_FOR_REPLACED
+
+    fixes = parse_fixes(fix_names)
     topo = load_topology(topology)
     ops = load_operations(ops_path, topo) if ops_path else ()
-    run = run_operations(topo, ops)
+    run = run_operations(topo, ops, fixes)
     if run.rejection is not None:
         kind = run.rejected.kind if run.rejected is not None else "?"
         raise BadInput(f"{ops_path}: the spec rejected {kind}: {run.rejection}")
-    history = history_from_states(run.states)
+    # The barrier mode models Cassandra's ProgressBarrier step by step (from_spec.step_barriers).
+    history = (history_from_run(run.states, run.transformations,
+                                waits_for_replaced=BARRIER_WAITS_FOR_REPLACED in fixes)
+               if barrier else history_from_states(run.states))
     local = _dc("--local-dc", local_dc, history)
     rdc = _dc("--read-dc", read_dc, history) or local
     wdc = _dc("--write-dc", write_dc, history) or local

@@ -33,7 +33,8 @@ def load_failure(path: str) -> dict[str, Any]:
     return doc
 
 
-def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str) -> dict[str, Any]:
+def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str,
+               fixes: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The verdict of one case; malformed cases (hand-edited files) are BadInput."""
     from campaign.runs import checked
     from impl.metadata import InvalidTopology
@@ -42,12 +43,14 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
                                  and isinstance(case.get("transformations"), list)):
         raise BadInput(f"{where}: a refine case needs a topology object and a transformations list")
     try:
-        outcome = checked(kind, case, seed, mutant=mutant)
+        outcome = checked(kind, case, seed, mutant=mutant, fixes=fixes)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
     out = {"kind": kind, "seed": seed, **outcome.to_json()}
     if mutant is not None:
         out["mutant"] = mutant
+    if fixes:
+        out["fixes"] = sorted(fixes)
     return out
 
 
@@ -57,22 +60,32 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 @click.option("--seed", type=int, default=None, help="The run's seed (as in runs.parquet).")
 @click.option("--mutant", default=None, help="Regenerate against this mutant (see tcmcheck fuzz).")
 @click.option("--indent", type=int, default=2, show_default=True, help="JSON indentation.")
-def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int) -> int:
+@click.option("--fix", "fix_names", multiple=True,
+              help="Re-run with a finding's proposed fix (repeatable; see docs/findings.md).")
+def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int,
+           fix_names: tuple[str, ...] = ()) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
     from campaign.commands.fuzz import check_mutant, parse_kinds
+    from campaign.known_findings import parse_fixes
     from campaign.runs import generate_case
+
+    fixes = parse_fixes(fix_names)
+    if fixes and mutant is not None:
+        raise BadInput("--fix: not with --mutant")
 
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:
             raise BadInput("replay: give either FILE or --kind/--seed, not both")
         doc = load_failure(file)
-        verdict = replay_doc(doc["kind"], doc["seed"], doc["case"], doc.get("mutant"), file)
+        if fixes and doc.get("mutant") is not None:
+            raise BadInput("--fix: not with a mutant's failure file")
+        verdict = replay_doc(doc["kind"], doc["seed"], doc["case"], doc.get("mutant"), file, fixes)
     else:
         if kind is None or seed is None:
             raise BadInput("replay: give a failure FILE, or both --kind and --seed")
         (kind,) = parse_kinds(kind)[:1]
         case = generate_case(kind, seed)
-        verdict = replay_doc(kind, seed, case, check_mutant(mutant), f"{kind} seed {seed}")
+        verdict = replay_doc(kind, seed, case, check_mutant(mutant), f"{kind} seed {seed}", fixes)
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 

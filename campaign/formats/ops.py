@@ -48,14 +48,16 @@ def parse_operations(doc: Any, where: str = "operations", topology: Topology | N
         op: O.Operation
         if kind == "join":
             node = parse_node(field(raw, "node", dict, w), w, tokens_required=True)
-            op = O.Join(node=node, until=_until(raw, w))
+            op = O.Join(node=node, until=_until(raw, w),
+                        operator_checks=field(raw, "operator_checks", bool, w, default=True))
             if known is not None:
                 known.add(node.id)
         elif kind in ("leave", "remove"):
             cls = O.Leave if kind == "leave" else O.Remove
-            op = cls(node=node_ref(raw, w), until=_until(raw, w))
+            op = cls(node=node_ref(raw, w), until=_until(raw, w), force=field(raw, "force", bool, w, default=False))
         elif kind == "move":
-            op = O.Move(node=node_ref(raw, w), tokens=parse_tokens(field(raw, "tokens", list, w), w), until=_until(raw, w))
+            op = O.Move(node=node_ref(raw, w), tokens=parse_tokens(field(raw, "tokens", list, w), w), until=_until(raw, w),
+                        operator_checks=field(raw, "operator_checks", bool, w, default=True))
         elif kind == "replace":
             by = parse_node(field(raw, "by", dict, w), f"{w}: by", tokens_required=False)
             if by.tokens:

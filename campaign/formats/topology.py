@@ -50,8 +50,8 @@ def parse_topology(doc: Any, where: str = "topology") -> Topology:
 def parse_token(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadInput(f"{where}: token {value!r} is not an integer")
-    if not MIN_TOKEN < value <= MAX_TOKEN:
-        raise BadInput(f"{where}: token {value} is outside the Murmur3 range (-2**63, 2**63-1]")
+    if not MIN_TOKEN <= value <= MAX_TOKEN:  # a node may own the minimum token, as in Cassandra
+        raise BadInput(f"{where}: token {value} is outside the Murmur3 range [-2**63, 2**63-1]")
     return value
 
 

@@ -10,7 +10,7 @@ from campaign.formats.jsonio import field
 from campaign.formats.topology import parse_node, parse_replication, parse_tokens, replication_json
 from spec import schema as S
 from spec import transformations as T
-from spec.nodes import Location, NodeId
+from spec.nodes import Location, NodeId, NodeVersion
 
 _NODE_ONLY: dict[str, Callable[..., T.Transformation]] = {
     cls.kind: cls for cls in (
@@ -67,6 +67,11 @@ def parse_schema_change(raw: Any, where: str) -> S.SchemaChange:
 def parse_transformation(raw: Any, where: str = "transformation") -> T.Transformation:
     kind = field(raw, "kind", str, where)
     w = f"{where} ({kind})"
+    if kind == "ADVANCE_CMS_RECONFIGURATION" and "sequence_index" in raw:
+        index = field(raw, "sequence_index", int, w)
+        if index < 0:
+            raise BadInput(f"{w}: sequence_index must not be negative")
+        return T.AdvanceCMSReconfiguration(sequence_index=index)
     if kind in _NODE_ONLY:
         return _NODE_ONLY[kind](node=NodeId(field(raw, "node", str, w)))
     if kind in _NO_FIELDS:
@@ -79,7 +84,8 @@ def parse_transformation(raw: Any, where: str = "transformation") -> T.Transform
             "PREPARE_JOIN": T.PrepareJoin, "PREPARE_MOVE": T.PrepareMove, "UNSAFE_JOIN": T.UnsafeJoin}[kind]
         return cls(node=NodeId(field(raw, "node", str, w)), tokens=parse_tokens(field(raw, "tokens", list, w), w))
     if kind == "PREPARE_LEAVE":
-        return T.PrepareLeave(node=NodeId(field(raw, "node", str, w)), remove=field(raw, "remove", bool, w, default=False))
+        return T.PrepareLeave(node=NodeId(field(raw, "node", str, w)), remove=field(raw, "remove", bool, w, default=False),
+                              force=field(raw, "force", bool, w, default=False))
     if kind == "PREPARE_REPLACE":
         return T.PrepareReplace(node=NodeId(field(raw, "node", str, w)), replaced=NodeId(field(raw, "replaced", str, w)))
     if kind == "SCHEMA_CHANGE":
@@ -93,6 +99,13 @@ def parse_transformation(raw: Any, where: str = "transformation") -> T.Transform
     if kind == "PREPARE_CMS_RECONFIGURATION":
         return T.PrepareCMSReconfiguration(add=_ids(field(raw, "add", list, w, default=[]), w),
                                            remove=_ids(field(raw, "remove", list, w, default=[]), w))
+    if kind == "STARTUP":
+        address = field(raw, "address", str, w, default=None)
+        version = field(raw, "version", str, w, default=None)
+        if address == "" or version == "":
+            raise BadInput(f"{w}: address and version must not be empty")
+        return T.Startup(node=NodeId(field(raw, "node", str, w)), address=address,
+                         version=None if version is None else NodeVersion(release=version))
     if kind == "INITIALIZE_CMS":
         return T.InitializeCMS(node=NodeId(field(raw, "node", str, w)), ignore=_ids(field(raw, "ignore", list, w, default=[]), w))
     raise BadInput(f"{where}: unknown transformation kind {kind!r}")
@@ -123,7 +136,15 @@ def transformation_json(t: T.Transformation) -> dict[str, Any]:
     elif isinstance(t, T.PrepareJoin | T.PrepareMove | T.UnsafeJoin):
         out |= {"node": t.node, "tokens": list(t.tokens)}
     elif isinstance(t, T.PrepareLeave):
-        out |= {"node": t.node, "remove": t.remove}
+        out |= {"node": t.node, "remove": t.remove} | ({"force": True} if t.force else {})
+    elif isinstance(t, T.Startup):
+        out["node"] = t.node
+        if t.address is not None:
+            out["address"] = t.address
+        if t.version is not None:
+            out["version"] = t.version.release
+    elif isinstance(t, T.AdvanceCMSReconfiguration) and t.sequence_index is not None:
+        out["sequence_index"] = t.sequence_index
     elif isinstance(t, T.PrepareReplace):
         out |= {"node": t.node, "replaced": t.replaced}
     elif isinstance(t, T.AlterSchema):

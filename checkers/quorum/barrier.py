@@ -248,7 +248,7 @@ def prove_barrier(
     unknown = False
     search = Z3Search()
     stale_search = StaleSearch()
-    memo: dict[tuple[tuple[Version, ...], str | None, str | None], list[_Result]] = {}
+    memo: dict[tuple[tuple[Version, ...], str | None, str | None, _Waits], list[_Result]] = {}
 
     def rules_at(v: Version, rdc: str | None, wdc: str | None) -> tuple[QuorumRule, QuorumRule]:
         return (read_rule(read_cl, v.params, v.reads, dc_of, rdc),
@@ -259,13 +259,14 @@ def prove_barrier(
         cuts = {t for _, ks in placements for t in ks.rights}
         for piece in ring_ranges(tuple(cuts)):
             vs = versions(placements, piece.right)
+            waits = _barrier_populations(history, name, piece, vs)
             for rdc, wdc in combos:
                 key = (tuple(Version(first_epoch=0, params=v.params, reads=v.reads, writes=v.writes) for v in vs),
-                       rdc, wdc)
+                       rdc, wdc, waits)
                 results = memo.get(key)
                 if results is None:
                     results = memo[key] = _range_results(vs, rdc, wdc, rules_at, barrier_cl, dc_of, search,
-                                                         stale_search)
+                                                         stale_search, waits)
                 checked += _obligations(len(vs))
                 for i, m, stale_reads, outcome in results:
                     if outcome == "unknown":
@@ -280,6 +281,34 @@ def prove_barrier(
     unknown = unknown or cms_unknown
     return verdict_of(found, checked=checked, solver_calls=search.calls + stale_search.calls, unknown=unknown,
                       across_epochs_cause=STALE_COORDINATOR)
+
+
+_Waits = tuple[tuple[frozenset[str], ...], ...] | None
+"""Per version j < last, the participant sets (one per locked range) of the barrier before
+version j + 1; None: the history names no barriers, so each waits for v_j's reads and writes."""
+
+
+def _barrier_populations(history: History, keyspace: str, piece: Range, vs: Sequence[Version]) -> _Waits:
+    """Cassandra's barriers as this piece sees them: before the step that made version j + 1,
+    the barrier's locked ranges of this keyspace that contain the piece, each with the replicas
+    it waits for (see `checkers.quorum.from_spec.step_barriers`). No barrier: no requirement."""
+    if history.barriers is None:
+        return None
+    out: list[tuple[frozenset[str], ...]] = []
+    for v in vs[1:]:
+        step = history.barrier_at(v.first_epoch)
+        sets = () if step is None else tuple(
+            b.participants for b in step.ranges if b.keyspace == keyspace and b.range.contains(piece))
+        out.append(tuple(sorted(set(sets), key=sorted)))
+    return tuple(out)
+
+
+def _merged_barrier(cl: ConsistencyLevel, populations: tuple[frozenset[str], ...], dc_of: Mapping[str, str],
+                    coordinator_dc: str | None) -> QuorumRule:
+    """One rule for all of a step's barriers on a piece: every locked range's CL must be met."""
+    rules = [barrier_rule(cl, p, dc_of, coordinator_dc) for p in populations if p]
+    group = frozenset().union(*(r.group for r in rules)) if rules else frozenset()
+    return QuorumRule(group=group, requirements=tuple(req for r in rules for req in r.requirements))
 
 
 def _obligations(n_versions: int) -> int:
@@ -299,11 +328,15 @@ def _range_results(
     dc_of: Mapping[str, str],
     search: Z3Search,
     stale_search: StaleSearch,
+    waits: _Waits = None,
 ) -> list[_Result]:
     """Every failing (stale i, newest m, stale side reads?, witness) of one range's versions."""
     results: list[_Result] = []
     rules = [rules_at(v, rdc, wdc) for v in vs]
-    barriers = [barrier_rule(barrier_cl, v.reads | v.writes, dc_of, rdc) for v in vs]
+    if waits is None:
+        barriers = [barrier_rule(barrier_cl, v.reads | v.writes, dc_of, rdc) for v in vs]
+    else:
+        barriers = [_merged_barrier(barrier_cl, w, dc_of, rdc) for w in waits]
     for m in range(len(vs)):
         same = search(rules[m][0], rules[m][1])
         if same is not None:

@@ -9,12 +9,23 @@ directory, because a node that has left may no longer be in the last one.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from checkers.quorum.model import EpochPlacements, History, KeyspacePlacement, RangeGroups
+from attrs import evolve
+
+from checkers.quorum.model import (
+    EpochPlacements,
+    History,
+    KeyspacePlacement,
+    LockedBarrier,
+    RangeGroups,
+    StepBarrier,
+)
 from spec.metadata import ClusterMetadata
 from spec.placement import DataPlacement, ReplicaGroups
+from spec.sequences import OperationKind
 from spec.tokens import ring_ranges
+from spec.transformations.base import Transformation
 
 
 def _lookup(groups: ReplicaGroups, token: int) -> frozenset[str]:
@@ -50,3 +61,53 @@ def history_from_states(states: Iterable[ClusterMetadata]) -> History:
         for node in m.directory:
             dcs.setdefault(node.id, node.location.dc)
     return History.of((epoch_placements(m) for m in states), dcs)
+
+
+def step_barriers(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,
+                  waits_for_replaced: bool = False) -> tuple[StepBarrier, ...]:
+    """The progress barrier before each sequence step of a run, as Cassandra's ProgressBarrier
+    builds it: for every range the sequence locked, the replicas of the current read and write
+    groups of the ranges that contain it (DataPlacement.matchRange: a locked range that no
+    current range contains, such as a range PREPARE has split, yields none), minus the node
+    being replaced or removed (BootstrapAndReplace, removenode's UnbootstrapAndLeave). START_JOIN
+    follows ProgressBarrier.immediate; a cancel, UNSAFE_JOIN and ASSASSINATE have no barrier.
+
+    `waits_for_replaced` is the fix `barrier-waits-for-replaced`: the replaced or removed node
+    counts like any other replica.
+    """
+    out: list[StepBarrier] = []
+    for i in range(1, len(states)):
+        t = transformations[i] if i < len(transformations) else None
+        if t is None or t.kind == "START_JOIN" or not t.kind.startswith(("START_", "MID_", "FINISH_")):
+            continue
+        prev = states[i - 1]
+        seq = prev.in_progress.get(getattr(t, "node"))  # noqa: B009  # every step names its node
+        if seq is None:
+            continue
+        excluded: frozenset[str] = frozenset()
+        if not waits_for_replaced:
+            if seq.kind is OperationKind.REPLACE and seq.replaced is not None:
+                excluded = frozenset({seq.replaced})
+            elif seq.kind is OperationKind.REMOVE:
+                excluded = frozenset({seq.node})
+        ranges: list[LockedBarrier] = []
+        for ks, locked in seq.affected.by_keyspace:
+            placement = prev.placements.get(ks)
+            if placement is None:
+                continue
+            for lock in locked:
+                members: set[str] = set()
+                for groups in (placement.reads, placement.writes):
+                    for r, replicas in groups.entries:
+                        if r.contains(lock):
+                            members |= replicas
+                ranges.append(LockedBarrier(keyspace=ks, range=lock, participants=frozenset(members) - excluded))
+        out.append(StepBarrier(epoch=states[i].epoch, ranges=tuple(ranges)))
+    return tuple(out)
+
+
+def history_from_run(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,
+                     waits_for_replaced: bool = False) -> History:
+    """`history_from_states`, with the barrier of every step (for the prover's barrier mode)."""
+    plain = history_from_states(states)
+    return evolve(plain, barriers=step_barriers(states, transformations, waits_for_replaced=waits_for_replaced))

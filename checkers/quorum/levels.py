@@ -103,7 +103,9 @@ def _rule(
     if cl is CL.QUORUM or (cl is CL.EACH_QUORUM and not isinstance(params, NetworkTopologyStrategy)):
         return whole(_quorum(params.total_rf) + len(pending))
     if cl is CL.ALL:
-        return whole(len(group))
+        # ConsistencyLevel.blockFor(ALL) is the replication factor (blockForWrite adds the
+        # pending replicas), not the group's size: with fewer replicas than that, no quorum.
+        return whole(params.total_rf + len(pending))
     if cl is CL.EACH_QUORUM:
         assert isinstance(params, NetworkTopologyStrategy)
         reqs = tuple(

@@ -111,11 +111,35 @@ def _increasing_epochs(instance: object, attribute: object, value: tuple[EpochPl
 
 
 @frozen(kw_only=True)
+class LockedBarrier:
+    """One locked range of a progress barrier and the replicas it waits for there."""
+
+    keyspace: str
+    range: Range
+    participants: frozenset[str]
+
+
+@frozen(kw_only=True)
+class StepBarrier:
+    """The progress barrier that ran before the step committed at `epoch` (Cassandra's
+    ProgressBarrier): per locked range, the replicas it waits for. An epoch with no entry in a
+    history's `barriers` had no barrier (a cancel, a one-epoch UNSAFE_JOIN/ASSASSINATE, a
+    schema change, START_JOIN's immediate barrier)."""
+
+    epoch: int
+    ranges: tuple[LockedBarrier, ...]
+
+
+@frozen(kw_only=True)
 class History:
-    """Epochs in order, and the datacenter of every node named anywhere in them."""
+    """Epochs in order, and the datacenter of every node named anywhere in them.
+
+    `barriers`, when given (None: unknown), says which barrier guarded each step; the prover's
+    barrier mode then models Cassandra's barrier instead of one over every replica."""
 
     epochs: tuple[EpochPlacements, ...] = field(validator=_increasing_epochs)
     datacenters: tuple[tuple[str, str], ...] = ()
+    barriers: tuple[StepBarrier, ...] | None = None
 
     @classmethod
     def of(cls, epochs: Iterable[EpochPlacements], datacenters: Mapping[str, str]) -> History:
@@ -129,6 +153,12 @@ class History:
                     missing = (g.reads | g.writes) - known
                     if missing:
                         raise ValueError(f"epoch {e.epoch}: no datacenter for {sorted(missing)}")
+
+    def barrier_at(self, epoch: int) -> StepBarrier | None:
+        for b in self.barriers or ():
+            if b.epoch == epoch:
+                return b
+        return None
 
     def dc_map(self) -> dict[str, str]:
         return dict(self.datacenters)

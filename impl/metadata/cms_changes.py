@@ -1,10 +1,13 @@
 """CMS reconfiguration and INITIALIZE_CMS (the migration from gossip).
 
-Reconfiguration (Cassandra's PrepareCMSReconfiguration / AdvanceCMSReconfiguration): PREPARE only
-records the plan. Each ADVANCE takes one step, so the read and write sets differ by at most one
-node at any epoch: additions first (a node enters the write set, then - next epoch, after it has
-streamed the log - the read set), then removals (a node leaves both sets in one epoch). The ADVANCE
-that takes the last step also ends the reconfiguration. CANCEL drops write-only members.
+Reconfiguration (Cassandra's PrepareCMSReconfiguration / AdvanceCMSReconfiguration): PREPARE records
+the plan and holds the metadata keyspace's lock (`reconfiguring`), or commits as a no-op when the
+membership would not change; candidates must not be in a topology sequence. Each ADVANCE takes one
+step, so the read and write sets differ by at most one node at any epoch: additions first (a node
+enters the write set, then - next epoch, after it has streamed the log - the read set), then
+removals (a node leaves both sets in one epoch), then a separate last step that ends the
+reconfiguration and unlocks. An ADVANCE may carry `sequence_index`; a stale or duplicate one is
+rejected. CANCEL drops write-only members and unlocks.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ def prepare_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
             return Rejected(f"CMS: {n} is not a member")
     if not (m.cms.writes | set(add)) - set(remove):
         return Rejected("CMS: the reconfiguration would leave no members")
+    for n in add:
+        if n in m.sequences or any(s.replaced == n for s in m.sequences.values()):
+            return Rejected(f"CMS: {n} is in an in-progress sequence")
+    if (m.cms.writes | set(add)) - set(remove) == m.cms.writes:
+        return Accepted(metadata=m.next(), kind="PREPARE_CMS_RECONFIGURATION")  # no-op
     cms = evolve(
         m.cms, reconfiguring=True, pending_add=tuple(sorted(add)), pending_remove=tuple(sorted(remove))
     )
@@ -52,6 +60,11 @@ def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
     cms = m.cms
     if not cms.reconfiguring:
         return Rejected("CMS: no reconfiguration in progress")
+    index = t.get("sequence_index")
+    if index is not None and (isinstance(index, bool) or not isinstance(index, int)):
+        raise Malformed("ADVANCE_CMS_RECONFIGURATION: sequence_index must be an integer")
+    if index is not None and index != cms.next_index:
+        return Rejected(f"CMS: advance {index} was already applied or is not next ({cms.next_index})")
     streaming = cms.writes - cms.reads
     if streaming:
         cms = evolve(cms, reads=cms.reads | streaming)
@@ -60,11 +73,15 @@ def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
         cms = evolve(cms, writes=cms.writes | {n}, pending_add=tuple(rest))
     elif cms.pending_remove:
         n, *rest = cms.pending_remove
+        if not cms.reads - {n}:
+            return Rejected(f"CMS: removing {n} would leave no members")
         cms = evolve(
             cms, reads=cms.reads - {n}, writes=cms.writes - {n}, pending_remove=tuple(rest)
         )
-    if not cms.pending_add and not cms.pending_remove and cms.reads == cms.writes:
-        cms = evolve(cms, reconfiguring=False)
+    else:  # the separate last step: the sequence ends and the lock is released
+        return Accepted(metadata=m.next(cms=CMSState(reads=cms.reads, writes=cms.writes)),
+                        kind="ADVANCE_CMS_RECONFIGURATION")
+    cms = evolve(cms, next_index=cms.next_index + 1)
     return Accepted(metadata=m.next(cms=cms), kind="ADVANCE_CMS_RECONFIGURATION")
 
 

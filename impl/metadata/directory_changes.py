@@ -10,7 +10,7 @@ from attrs import evolve
 from impl.metadata.metadata import Metadata, placement_from_scratch
 from impl.metadata.records import DEFAULT_VERSION, NodeRecord
 from impl.metadata.results import Accepted, Malformed, Rejected, Result, node_field
-from impl.metadata.sequences import involved_in, params_in_use
+from impl.metadata.sequences import params_in_use
 from spec.nodes import NodeState
 
 
@@ -38,12 +38,9 @@ def unregister(m: Metadata, t: Mapping[str, Any]) -> Result:
     rec = m.directory.get(node)
     if rec is None:
         return Rejected(f"{node}: not registered")
-    if involved_in(m, node) is not None:
-        return Rejected(f"{node}: cannot unregister during a sequence")
+    # Cassandra's Unregister: present, and in its allowed start states; nothing else.
     if rec.state not in (NodeState.REGISTERED, NodeState.LEFT):
         return Rejected(f"{node}: cannot unregister from state {rec.state.value}")
-    if node in m.cms.writes:
-        return Rejected(f"{node}: cannot unregister a CMS member")
     directory = {n: r for n, r in m.directory.items() if n != node}
     return Accepted(metadata=m.next(directory=directory), kind="UNREGISTER")
 
@@ -67,10 +64,9 @@ def alter_topology(m: Metadata, t: Mapping[str, Any]) -> Result:
     for node in updates:
         if node not in m.directory:
             return Rejected(f"ALTER_TOPOLOGY: {node} is not registered")
-    if m.sequences:
-        return Rejected(
-            f"ALTER_TOPOLOGY: not allowed while a sequence is in progress ({min(m.sequences)})"
-        )
+    if m.sequences or m.cms.reconfiguring:  # AlterTopology: no lock may be held
+        holder = min(m.sequences) if m.sequences else "CMS reconfiguration"
+        return Rejected(f"ALTER_TOPOLOGY: not allowed while a sequence is in progress ({holder})")
     tm = m.token_map.relocated(updates)
     for key, params in sorted(params_in_use(m).items()):
         fresh = placement_from_scratch(params, tm)
@@ -81,3 +77,26 @@ def alter_topology(m: Metadata, t: Mapping[str, Any]) -> Result:
     for node, (dc, rack) in updates.items():
         directory[node] = evolve(directory[node], dc=dc, rack=rack)
     return Accepted(metadata=m.next(directory=directory, token_map=tm), kind="ALTER_TOPOLOGY")
+
+
+def startup(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """Cassandra's Startup: a new address (refused while any sequence is in progress, or when
+    another node has it) and/or a new release. Placements name node ids: none change."""
+    node = node_field(t)
+    rec = m.directory.get(node)
+    if rec is None:
+        return Rejected(f"{node}: not registered")
+    address, version = t.get("address"), t.get("version")
+    for name, value in (("address", address), ("version", version)):
+        if value is not None and (not isinstance(value, str) or not value):
+            raise Malformed(f"STARTUP: field {name!r} must be a non-empty string")
+    if address is not None and address != rec.broadcast:
+        if m.sequences:
+            return Rejected(f"{node}: cannot update the address while sequences are in progress")
+        for other in m.directory.values():
+            if other.id != node and other.broadcast == address:
+                return Rejected(f"{node}: address {address} conflicts with {other.id}")
+        rec = evolve(rec, address=None if address == node else address)
+    if version is not None:
+        rec = evolve(rec, version=version)
+    return Accepted(metadata=m.next(directory={**m.directory, node: rec}), kind="STARTUP")

@@ -24,6 +24,7 @@ Handler = Callable[[Metadata, Mapping[str, Any]], Result]
 HANDLERS: dict[str, Handler] = {
     "REGISTER": directory_changes.register,
     "UNREGISTER": directory_changes.unregister,
+    "STARTUP": directory_changes.startup,
     "ALTER_TOPOLOGY": directory_changes.alter_topology,
     "PREPARE_JOIN": sequences.prepare_join,
     "PREPARE_LEAVE": sequences.prepare_leave,

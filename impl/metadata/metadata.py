@@ -263,7 +263,7 @@ def placements_for(keyspaces: Iterable[Keyspace], tm: TokenMap) -> dict[str, Pla
 
 
 def _is_token(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and MIN_TOKEN < value <= MAX_TOKEN
+    return isinstance(value, int) and not isinstance(value, bool) and MIN_TOKEN <= value <= MAX_TOKEN
 
 
 def _parse_nodes(

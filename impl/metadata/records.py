@@ -21,19 +21,28 @@ class NodeRecord:
     rack: str
     state: NodeState
     version: str = DEFAULT_VERSION
+    address: str | None = None
+    """The broadcast address when it is not the id (the id doubles as the address)."""
 
     @property
     def location(self) -> tuple[str, str]:
         return (self.dc, self.rack)
 
+    @property
+    def broadcast(self) -> str:
+        return self.id if self.address is None else self.address
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "dc": self.dc,
             "rack": self.rack,
             "state": self.state.value,
             "version": self.version,
         }
+        if self.address is not None:
+            out["address"] = self.address
+        return out
 
     @classmethod
     def from_json(cls, doc: Any) -> NodeRecord:
@@ -43,6 +52,7 @@ class NodeRecord:
             rack=str(doc["rack"]),
             state=NodeState(doc["state"]),
             version=str(doc.get("version", DEFAULT_VERSION)),
+            address=None if doc.get("address") is None else str(doc["address"]),
         )
 
 
@@ -125,15 +135,20 @@ class CMSState:
     reconfiguring: bool = False
     pending_add: tuple[str, ...] = ()
     pending_remove: tuple[str, ...] = ()
+    next_index: int = 0
+    """The sequence index the next ADVANCE_CMS_RECONFIGURATION must carry."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "reads": sorted(self.reads),
             "writes": sorted(self.writes),
             "reconfiguring": self.reconfiguring,
             "pending_add": list(self.pending_add),
             "pending_remove": list(self.pending_remove),
         }
+        if self.reconfiguring:
+            out["next_index"] = self.next_index
+        return out
 
     @classmethod
     def from_json(cls, doc: Any) -> CMSState:
@@ -143,6 +158,7 @@ class CMSState:
             reconfiguring=bool(doc["reconfiguring"]),
             pending_add=tuple(doc["pending_add"]),
             pending_remove=tuple(doc["pending_remove"]),
+            next_index=int(doc.get("next_index", 0)),
         )
 
 

@@ -56,7 +56,7 @@ def token_list(t: Mapping[str, Any], name: str = "tokens") -> tuple[int, ...]:
     if not isinstance(value, list) or not value:
         raise Malformed(f"{t.get('kind')}: field {name!r} must be a non-empty list of tokens")
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, int) or not (MIN_TOKEN < v <= MAX_TOKEN):
+        if isinstance(v, bool) or not isinstance(v, int) or not (MIN_TOKEN <= v <= MAX_TOKEN):
             raise Malformed(f"{t.get('kind')}: bad token {v!r} (integers in (-2**63, 2**63-1])")
     if len(set(value)) != len(value):
         raise Malformed(f"{t.get('kind')}: field {name!r} repeats a token")

@@ -4,9 +4,11 @@ Because every change is validated against the metadata it is applied to, the CEP
 impossible: of CREATE TABLE using a type and DROP TYPE, whichever commits second sees the other
 and is rejected; of two CREATE TABLE of one name, the second sees the table.
 
-Decision: keyspace CREATE/ALTER/DROP is rejected while any topology sequence is in progress, since
-its placements would have to be built mid-transition and its ranges are not covered by the
-sequence's locks. Table and type changes are always allowed; they never touch placements.
+Cassandra's AlterSchema: a change that affects placements (a keyspace created with replication
+params not yet in use, altered replication, the drop of the last keyspace with some params) is
+rejected while any range is locked, by a topology sequence or by a CMS reconfiguration. Other
+keyspace changes go through: placements are keyed by replication params, so a keyspace created
+with params in use shares their placement, in-flight transitions included.
 """
 
 from __future__ import annotations
@@ -72,13 +74,17 @@ def _unknown_type(ks: Keyspace, cols: tuple[tuple[str, str], ...], subject: str)
     return None
 
 
-def _topology_busy(m: Metadata, subject: str) -> Rejected | None:
-    if m.sequences:
-        return Rejected(
-            f"{subject}: keyspace changes are not allowed while a topology sequence is "
-            f"in progress (node {min(m.sequences)})"
-        )
-    return None
+def _locked(m: Metadata, subject: str, keyspaces: dict[str, Keyspace]) -> Rejected | None:
+    """Refuse a placement-affecting change while ranges are locked."""
+    if not m.sequences and not m.cms.reconfiguring:
+        return None
+    wanted = {ks.replication.key for ks in keyspaces.values()}
+    if wanted == set(m.placements):
+        return None
+    holder = f"node {min(m.sequences)}" if m.sequences else "the CMS reconfiguration"
+    return Rejected(
+        f"{subject}: the schema change affects placements and conflicts with ranges locked by {holder}"
+    )
 
 
 def _with_placements(m: Metadata, keyspaces: dict[str, Keyspace]) -> dict[str, Any]:
@@ -98,9 +104,9 @@ def create_keyspace(m: Metadata, c: Mapping[str, Any]) -> Result:
     params = _params(c)
     if name in m.keyspaces:
         return Rejected(f"{name}: keyspace already exists")
-    if (busy := _topology_busy(m, name)) is not None:
-        return busy
     keyspaces = {**m.keyspaces, name: Keyspace(name=name, replication=params, tables={}, types={})}
+    if (busy := _locked(m, name, keyspaces)) is not None:
+        return busy
     return _accept(m, keyspaces, **_with_placements(m, keyspaces))
 
 
@@ -110,9 +116,11 @@ def alter_keyspace(m: Metadata, c: Mapping[str, Any]) -> Result:
     ks = m.keyspaces.get(name)
     if ks is None:
         return Rejected(f"{name}: keyspace does not exist")
-    if (busy := _topology_busy(m, name)) is not None:
-        return busy
     keyspaces = {**m.keyspaces, name: Keyspace(name=name, replication=params, tables=ks.tables, types=ks.types)}
+    if ks.replication.key != params.key and (m.sequences or m.cms.reconfiguring):
+        holder = f"node {min(m.sequences)}" if m.sequences else "the CMS reconfiguration"
+        return Rejected(f"{name}: altering replication affects placements and conflicts with ranges "
+                        f"locked by {holder}")
     return _accept(m, keyspaces, **_with_placements(m, keyspaces))
 
 
@@ -120,9 +128,9 @@ def drop_keyspace(m: Metadata, c: Mapping[str, Any]) -> Result:
     name = string_field(c, "keyspace")
     if name not in m.keyspaces:
         return Rejected(f"{name}: keyspace does not exist")
-    if (busy := _topology_busy(m, name)) is not None:
-        return busy
     keyspaces = {k: v for k, v in m.keyspaces.items() if k != name}
+    if (busy := _locked(m, name, keyspaces)) is not None:
+        return busy
     return _accept(m, keyspaces, **_with_placements(m, keyspaces))
 
 

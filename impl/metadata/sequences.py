@@ -40,7 +40,7 @@ from impl.metadata.results import (
 )
 from impl.metadata.ring import TokenMap
 from spec.nodes import NodeState
-from spec.tokens import Range
+from spec.tokens import MIN_TOKEN, Range
 
 # Recently built target token maps, so that FINISH reuses the placements PREPARE computed.
 _TARGETS: OrderedDict[tuple[Any, ...], TokenMap] = OrderedDict()
@@ -77,26 +77,6 @@ def involved_in(m: Metadata, node: str) -> Sequence | None:
     return None
 
 
-def _pending_tokens(m: Metadata) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for s in m.sequences.values():
-        if s.kind in (JOIN, MOVE):
-            for t in s.tokens:
-                out[t] = s.node
-    return out
-
-
-def _check_tokens_free(m: Metadata, node: str, tokens: Iterable[int]) -> Rejected | None:
-    pending = _pending_tokens(m)
-    for t in tokens:
-        owner = m.token_map.owner_of(t)
-        if owner is not None:  # a move names only new tokens (as the spec); its own count too
-            return Rejected(f"{node}: token {t} is already owned by {owner}")
-        if t in pending:
-            return Rejected(f"{node}: token {t} is claimed by the sequence of {pending[t]}")
-    return None
-
-
 def _busy(m: Metadata, node: str) -> Rejected | None:
     seq = involved_in(m, node)
     if seq is None:
@@ -117,9 +97,11 @@ def _range_around(bounds: tuple[int, ...], token: int) -> tuple[int, int]:
 
 
 def _intersects(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> bool:
+    """Cassandra's LockedRanges: ranges intersecting, or both touching the minimum token."""
     ra = [Range(lo, hi) for lo, hi in a]
     rb = [Range(lo, hi) for lo, hi in b]
-    return any(x.intersects(y) for x in ra for y in rb)
+    return any(x.intersects(y) or (MIN_TOKEN in (x.left, x.right) and MIN_TOKEN in (y.left, y.right))
+               for x in ra for y in rb)
 
 
 def _prepare(
@@ -132,8 +114,9 @@ def _prepare(
     split: tuple[int, ...],
     merge: tuple[int, ...],
     replaced: str | None,
-    states: Mapping[str, NodeState],
 ) -> Result:
+    """Cassandra's Prepare* common part: plan, lock check, split; no state change (START sets
+    it) and no composition check (Cassandra has none; `impl.metadata.fixes` has the guard)."""
     target = _interned(target)
     transitions = {}
     locked: dict[str, tuple[tuple[int, int], ...]] = {}
@@ -167,17 +150,8 @@ def _prepare(
         merge=merge,
         locked=locked,
     )
-    if m.sequences:
-        clash = _non_commuting(m, seq)
-        if clash is not None:
-            return Rejected(f"{node}: range lock conflict with sequence of {clash}")
-    directory = dict(m.directory)
-    for n, st in states.items():
-        directory[n] = evolve(directory[n], state=st)
     return Accepted(
-        metadata=m.next(
-            directory=directory, placements=placements, sequences={**m.sequences, node: seq}
-        ),
+        metadata=m.next(placements=placements, sequences={**m.sequences, node: seq}),
         kind=f"PREPARE_{'LEAVE' if kind == REMOVE else kind}",
     )
 
@@ -194,7 +168,7 @@ def target_of(tm: TokenMap, seq: Sequence, location: tuple[str, str]) -> TokenMa
     return tm.replaced(seq.replaced, seq.node, location)
 
 
-def _non_commuting(m: Metadata, new: Sequence) -> str | None:
+def non_commuting(m: Metadata, new: Sequence) -> str | None:
     """The node of an in-progress sequence whose placement changes do not compose with `new`'s.
 
     Locks on the ranges each operation changes are not enough by themselves: with racks (or a
@@ -205,7 +179,9 @@ def _non_commuting(m: Metadata, new: Sequence) -> str | None:
     to the current placement. Checked for every subset (pairs first; at most pairs and the whole
     set when many sequences run); a subset that breaks it conflicts like an overlapping lock.
     """
-    others = sorted(m.sequences.values(), key=lambda s: s.node)
+    others = sorted((s for s in m.sequences.values() if s.node != new.node), key=lambda s: s.node)
+    if not others:
+        return None
     if len(others) <= 4:
         subsets = [c for k in range(1, len(others) + 1) for c in combinations(others, k)]
     else:
@@ -241,10 +217,14 @@ def prepare_join(m: Metadata, t: Mapping[str, Any]) -> Result:
         return Rejected(f"{node}: not registered")
     if (busy := _busy(m, node)) is not None:
         return busy
-    if rec.state is not NodeState.REGISTERED:
+    if rec.state not in (NodeState.REGISTERED, NodeState.LEFT):
         return Rejected(f"{node}: cannot join from state {rec.state.value}")
-    if (taken := _check_tokens_free(m, node, tokens)) is not None:
-        return taken
+    # PrepareJoin checks no tokens (StorageService does, before submitting); a token with
+    # another owner cannot be represented in a token map, so that alone is refused.
+    for token in tokens:
+        owner = m.token_map.owner_of(token)
+        if owner is not None and owner != node:
+            return Rejected(f"{node}: token {token} is already owned by {owner}")
     return _prepare(
         m,
         kind=JOIN,
@@ -254,14 +234,31 @@ def prepare_join(m: Metadata, t: Mapping[str, Any]) -> Result:
         split=tokens,
         merge=(),
         replaced=None,
-        states={node: NodeState.BOOTSTRAPPING},
     )
 
 
-def _rf_violation(m: Metadata, node: str) -> Rejected | None:
-    """Leaving/removing `node` must not leave its DC with fewer nodes than the DC's RF of any
-    NTS keyspace, nor the cluster with fewer nodes than any SimpleStrategy RF. Nodes counted are
-    token owners not already leaving (Cassandra counts JOINED nodes of the leaving node's DC)."""
+def joined_count_violation(m: Metadata, node: str) -> Rejected | None:
+    """PrepareLeave.validateReplicationForDecommission: per keyspace, the JOINED nodes of the
+    leaving node's DC (NTS) or of the whole cluster (SimpleStrategy), the leaving node
+    included, must be more than the RF."""
+    dc = m.directory[node].dc
+    joined = [r for r in m.directory.values() if r.state is NodeState.JOINED]
+    for name in sorted(m.keyspaces):
+        params = m.keyspaces[name].replication
+        if params.strategy == SIMPLE:
+            count, rf = len(joined), params.simple_rf
+        else:
+            count, rf = sum(1 for r in joined if r.dc == dc), params.dc_factors.get(dc, 0)
+        if count <= rf:
+            return Rejected(f"{node}: not enough live nodes to maintain replication factor {rf} "
+                            f"of keyspace {name} ({count} JOINED)")
+    return None
+
+
+def rf_violation(m: Metadata, node: str) -> Rejected | None:
+    """The fix `leave-counts-in-flight`: leaving/removing `node` must not leave its DC with
+    fewer token owners than the DC's RF of any NTS keyspace, nor the cluster with fewer than any
+    SimpleStrategy RF, counting the nodes already leaving as gone."""
     leaving = {s.node for s in m.sequences.values() if s.kind in (LEAVE, REMOVE)} | {node}
     dc = m.directory[node].dc
     counts: dict[str, int] = {}
@@ -292,21 +289,25 @@ def prepare_leave(m: Metadata, t: Mapping[str, Any]) -> Result:
     remove = t.get("remove", False)
     if not isinstance(remove, bool):
         raise Malformed("PREPARE_LEAVE: field 'remove' must be a boolean")
-    return _prepare_leave(m, node, remove)
+    force = t.get("force", False)
+    if not isinstance(force, bool):
+        raise Malformed("PREPARE_LEAVE: field 'force' must be a boolean")
+    return _prepare_leave(m, node, remove, force=force)
 
 
 def _prepare_leave(m: Metadata, node: str, remove: bool, *, force: bool = False) -> Result:
+    """PrepareLeave.execute's order: CMS membership, JOINED, replication check, locks."""
+    if node in m.cms.writes:
+        return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
     rec = m.directory.get(node)
     if rec is None:
         return Rejected(f"{node}: not registered")
-    if (busy := _busy(m, node)) is not None:
-        return busy
     if rec.state is not NodeState.JOINED:
         verb = "be removed" if remove else "leave"
         return Rejected(f"{node}: cannot {verb} from state {rec.state.value}")
-    if node in m.cms.writes:
-        return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
-    if not force and (bad := _rf_violation(m, node)) is not None:
+    if (busy := _busy(m, node)) is not None:
+        return busy
+    if not force and (bad := joined_count_violation(m, node)) is not None:
         return bad
     old = m.token_map.tokens_of(node)
     return _prepare(
@@ -318,7 +319,6 @@ def _prepare_leave(m: Metadata, node: str, remove: bool, *, force: bool = False)
         split=(),
         merge=old,
         replaced=None,
-        states={node: NodeState.LEAVING},
     )
 
 
@@ -332,8 +332,10 @@ def prepare_move(m: Metadata, t: Mapping[str, Any]) -> Result:
         return busy
     if rec.state is not NodeState.JOINED:
         return Rejected(f"{node}: cannot move from state {rec.state.value}")
-    if (taken := _check_tokens_free(m, node, tokens)) is not None:
-        return taken
+    for token in tokens:  # PrepareMove checks only locks; another owner is unrepresentable
+        owner = m.token_map.owner_of(token)
+        if owner is not None and owner != node:
+            return Rejected(f"{node}: token {token} is already owned by {owner}")
     old = m.token_map.tokens_of(node)
     return _prepare(
         m,
@@ -344,7 +346,6 @@ def prepare_move(m: Metadata, t: Mapping[str, Any]) -> Result:
         split=tuple(x for x in tokens if x not in old),
         merge=tuple(x for x in old if x not in tokens),
         replaced=None,
-        states={node: NodeState.MOVING},
     )
 
 
@@ -367,13 +368,7 @@ def prepare_replace(m: Metadata, t: Mapping[str, Any]) -> Result:
         return Rejected(f"{node}: cannot replace from state {rec.state.value}")
     if old.state is not NodeState.JOINED:
         return Rejected(f"{node}: cannot replace {replaced} in state {old.state.value}")
-    if rec.dc != old.dc:
-        # replicas would move between DCs: that is a join plus a decommission, not a replace
-        return Rejected(f"{node}: cannot replace {replaced} from another datacenter")
-    if replaced in m.cms.writes:
-        # Handing the seat over at FINISH would change two CMS members in one epoch, and two
-        # majorities of {A,B,C} and {A,B,D} need not intersect: reconfigure the CMS first.
-        return Rejected(f"{replaced}: is a CMS member; reconfigure the CMS without it first")
+    # PrepareReplace checks the two states and the locks only: no DC check, no CMS check.
     return _prepare(
         m,
         kind=REPLACE,
@@ -383,11 +378,19 @@ def prepare_replace(m: Metadata, t: Mapping[str, Any]) -> Result:
         split=(),
         merge=(),
         replaced=replaced,
-        states={node: NodeState.BOOT_REPLACING},
     )
 
 
 # -- START_* / MID_* / FINISH_* -----------------------------------------------------------------
+
+START_STATES = {
+    JOIN: NodeState.BOOTSTRAPPING,
+    LEAVE: NodeState.LEAVING,
+    REMOVE: NodeState.LEAVING,
+    MOVE: NodeState.MOVING,
+    REPLACE: NodeState.BOOT_REPLACING,
+}
+"""Cassandra's StartJoin/StartLeave/StartMove/StartReplace set the node's state."""
 
 _KIND_OF_STEP = {"JOIN": (JOIN,), "LEAVE": (LEAVE, REMOVE), "MOVE": (MOVE,), "REPLACE": (REPLACE,)}
 
@@ -400,11 +403,17 @@ def step(m: Metadata, t: Mapping[str, Any]) -> Result:
     seq = m.sequences.get(node)
     if seq is None or seq.kind not in _KIND_OF_STEP[op] or seq.next_step != step_name:
         return Rejected(f"{node}: {kind} out of order")
+    if step_name != "MID" and node not in m.directory:
+        # Directory.withNodeState / left / replaced fail on an unregistered node
+        return Rejected(f"{node}: {kind} of a node no longer in the directory")
     if step_name == "START":
         placements = _apply(m, seq, "START")
         nxt = evolve(seq, next_step="MID")
+        directory = {**m.directory, node: evolve(m.directory[node], state=START_STATES[seq.kind])}
         return Accepted(
-            metadata=m.next(placements=placements, sequences={**m.sequences, node: nxt}),
+            metadata=m.next(
+                directory=directory, placements=placements, sequences={**m.sequences, node: nxt}
+            ),
             kind=kind,
         )
     if step_name == "MID":
@@ -438,8 +447,8 @@ def _finish(m: Metadata, seq: Sequence) -> Metadata:
         directory[node],
         state=NodeState.LEFT if seq.kind in (LEAVE, REMOVE) else NodeState.JOINED,
     )
-    if seq.replaced is not None:
-        directory[seq.replaced] = evolve(directory[seq.replaced], state=NodeState.LEFT)
+    if seq.replaced is not None:  # FinishReplace: Transformer.replaced drops it from the directory
+        directory.pop(seq.replaced, None)
     if seq.merge:
         for key in placements:
             placements[key] = placements[key].merge(seq.merge)
@@ -474,7 +483,8 @@ def cancel_sequence(m: Metadata, t: Mapping[str, Any]) -> Result:
         for key in placements:
             placements[key] = placements[key].merge(seq.split)
     directory = dict(m.directory)
-    directory[node] = evolve(directory[node], state=seq.prior_state)
+    if node in directory:
+        directory[node] = evolve(directory[node], state=seq.prior_state)
     sequences = {n: s for n, s in m.sequences.items() if n != node}
     return Accepted(
         metadata=m.next(directory=directory, placements=placements, sequences=sequences),
@@ -504,7 +514,7 @@ def unsafe_join(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 
 def assassinate(m: Metadata, t: Mapping[str, Any]) -> Result:
-    """Removal of a dead node in one epoch (Cassandra's Assassinate): a removenode's four steps,
-    forced like Cassandra's (no RF floor), still refused on a range lock conflict."""
+    """Cassandra's Assassinate: a PrepareLeave with force (CMS, JOINED, locks; no RF check), its
+    steps folded into one epoch."""
     node = node_field(t)
     return _all_steps(m, _prepare_leave(m, node, True, force=True), "LEAVE", "ASSASSINATE")

@@ -20,6 +20,7 @@ from spec.transformations.register import Register, Unregister
 from spec.transformations.replace import FinishReplace, MidReplace, PrepareReplace, StartReplace
 from spec.transformations.schema_change import AlterSchema
 from spec.transformations.snapshot import TriggerSnapshot
+from spec.transformations.startup import Startup
 from spec.transformations.unsafe import Assassinate, UnsafeJoin
 
 ALL: tuple[type[Transformation], ...] = (
@@ -30,7 +31,7 @@ ALL: tuple[type[Transformation], ...] = (
     PrepareReplace, StartReplace, MidReplace, FinishReplace,
     CancelSequence, UnsafeJoin, Assassinate, AlterSchema, AlterTopology,
     PrepareCMSReconfiguration, AdvanceCMSReconfiguration, CancelCMSReconfiguration,
-    TriggerSnapshot, InitializeCMS,
+    TriggerSnapshot, InitializeCMS, Startup,
 )
 BY_KIND: dict[str, type[Transformation]] = {t.kind: t for t in ALL}
 
@@ -59,5 +60,5 @@ __all__ = [
     "PrepareReplace", "StartReplace", "MidReplace", "FinishReplace",
     "CancelSequence", "UnsafeJoin", "Assassinate", "AlterSchema", "AlterTopology",
     "PrepareCMSReconfiguration", "AdvanceCMSReconfiguration", "CancelCMSReconfiguration",
-    "TriggerSnapshot", "InitializeCMS",
+    "TriggerSnapshot", "InitializeCMS", "Startup",
 ]

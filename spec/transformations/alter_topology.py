@@ -17,7 +17,7 @@ class AlterTopology(Transformation):
     def execute(self, m: ClusterMetadata) -> Result:
         if not self.changes:
             return Rejected("ALTER_TOPOLOGY with no changes")
-        if m.in_progress:
+        if m.locked_ranges:  # Cassandra's AlterTopology: no ongoing range movements (any lock)
             return Rejected("ALTER_TOPOLOGY while topology operations are in progress")
         directory = m.directory
         for node, location in self.changes:

@@ -1,16 +1,22 @@
 """CMS reconfiguration: PREPARE, ADVANCE (one single-node step per epoch), CANCEL.
 
-Adding a member takes two epochs (write set, then — after the log is streamed to it — read set);
-removing one takes one. Additions run before removals, so the CMS grows before it shrinks.
+Cassandra's PrepareCMSReconfiguration / AdvanceCMSReconfiguration: PREPARE locks the entire range
+of the metadata keyspace (so placement-affecting schema changes wait) unless the membership would
+not change (then it commits as a no-op). Adding a member takes two epochs (write set, then, after
+the log is streamed to it, read set); removing one takes one; additions run before removals, so
+the CMS grows before it shrinks; a separate last ADVANCE drops the sequence and unlocks. Each
+ADVANCE may carry its sequence index; a stale or duplicate one is rejected.
 """
 
 from __future__ import annotations
 
 from attrs import evolve, field, frozen
 
-from spec.cms import CMSReconfiguration, CMSStep, CMSStepKind
+from spec.cms import CMS_LOCK_HOLDER, CMSReconfiguration, CMSStep, CMSStepKind
+from spec.locks import AffectedRanges
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState, node_set
+from spec.tokens import MIN_TOKEN, Range
 from spec.transformations.base import Rejected, Result, Success, Transformation
 
 
@@ -35,33 +41,52 @@ class PrepareCMSReconfiguration(Transformation):
                 return Rejected(f"{node}: {self.kind} can only add JOINED nodes")
             if node in cms.members:
                 return Rejected(f"{node}: {self.kind} adds a node already in the CMS")
+            if m.in_progress.involving(node) is not None:
+                # CMSPlacementStrategy's candidates exclude nodes in a sequence
+                return Rejected(f"{node}: {self.kind} adds a node in an in-progress sequence")
         for node in sorted(self.remove):
             if node not in cms.members:
                 return Rejected(f"{node}: {self.kind} removes a node not in the CMS")
         if not (cms.members | self.add) - self.remove:
             return Rejected(f"{self.kind} would leave the CMS empty")
+        if (cms.members | self.add) - self.remove == cms.members:
+            return Success(m.next_epoch())  # "resulted in no required modifications"
         steps = [CMSStep(k, n) for n in sorted(self.add) for k in (CMSStepKind.ADD_TO_WRITES, CMSStepKind.ADD_TO_READS)]
         steps += [CMSStep(CMSStepKind.REMOVE, n) for n in sorted(self.remove)]
-        return Success(m.next_epoch(cms=evolve(cms, reconfiguration=CMSReconfiguration(tuple(steps)))))
+        steps.append(CMSStep(CMSStepKind.FINISH, NodeId(CMS_LOCK_HOLDER)))
+        whole = AffectedRanges.of({CMS_LOCK_HOLDER: [Range(MIN_TOKEN, MIN_TOKEN)]})
+        return Success(m.next_epoch(cms=evolve(cms, reconfiguration=CMSReconfiguration(tuple(steps))),
+                                    locked_ranges=m.locked_ranges.lock(NodeId(CMS_LOCK_HOLDER), whole)))
 
 
 @frozen(kw_only=True)
 class AdvanceCMSReconfiguration(Transformation):
     kind = "ADVANCE_CMS_RECONFIGURATION"
+    sequence_index: int | None = None
+    """The step this ADVANCE is for; None (hand-written operations) means the next one."""
 
     def execute(self, m: ClusterMetadata) -> Result:
         cms = m.cms
         if cms.reconfiguration is None:
             return Rejected(f"{self.kind} with no CMS reconfiguration in progress")
+        index = cms.reconfiguration.next_index
+        if self.sequence_index is not None and self.sequence_index != index:
+            return Rejected(f"{self.kind} ({self.sequence_index}) has already been applied or is not next "
+                            f"(expected {index})")
         step, *rest = cms.reconfiguration.remaining
         reads, writes = cms.reads, cms.writes
+        if step.kind is CMSStepKind.FINISH:
+            return Success(m.next_epoch(cms=evolve(cms, reconfiguration=None),
+                                        locked_ranges=m.locked_ranges.unlock(NodeId(CMS_LOCK_HOLDER))))
         if step.kind is CMSStepKind.ADD_TO_WRITES:
             writes = writes | {step.node}
         elif step.kind is CMSStepKind.ADD_TO_READS:
             reads = reads | {step.node}
         else:
+            if not (reads - {step.node}) or not (writes - {step.node}):
+                return Rejected(f"{step.node}: removing it would leave no nodes in the CMS")
             reads, writes = reads - {step.node}, writes - {step.node}
-        reconfiguration = CMSReconfiguration(tuple(rest)) if rest else None
+        reconfiguration = CMSReconfiguration(tuple(rest), index + 1)
         return Success(m.next_epoch(cms=evolve(cms, reads=reads, writes=writes, reconfiguration=reconfiguration)))
 
 
@@ -76,4 +101,5 @@ class CancelCMSReconfiguration(Transformation):
         if cms.reconfiguration is None:
             return Rejected(f"{self.kind} with no CMS reconfiguration in progress")
         writes = cms.writes - (cms.writes - cms.reads)
-        return Success(m.next_epoch(cms=evolve(cms, writes=writes, reconfiguration=None)))
+        return Success(m.next_epoch(cms=evolve(cms, writes=writes, reconfiguration=None),
+                                    locked_ranges=m.locked_ranges.unlock(NodeId(CMS_LOCK_HOLDER))))

@@ -19,7 +19,9 @@ def node_in_state(m: ClusterMetadata, node: NodeId, kind: str, *states: NodeStat
     return found
 
 
-def tokens_available(m: ClusterMetadata, node: NodeId, kind: str, tokens: Sequence[int]) -> Rejected | None:
+def tokens_representable(m: ClusterMetadata, node: NodeId, kind: str, tokens: Sequence[int]) -> Rejected | None:
+    """What a token map can hold: some tokens, none repeated, none owned by another node.
+    Validity and availability checks belong to the operator layer (`spec.operator_checks`)."""
     if not tokens:
         return Rejected(f"{node}: {kind} needs at least one token")
     if len(set(tokens)) != len(tokens):
@@ -28,15 +30,35 @@ def tokens_available(m: ClusterMetadata, node: NodeId, kind: str, tokens: Sequen
         if not is_valid_token(t):
             return Rejected(f"{node}: {kind} token {t} is outside the Murmur3 range")
         owner = m.token_map.owner_of(t)
-        if owner is not None:
+        if owner is not None and owner != node:
             return Rejected(f"{node}: {kind} token {t} is already owned by {owner}")
-        if t in m.in_progress.pending_tokens():
-            return Rejected(f"{node}: {kind} token {t} is already being acquired")
+    return None
+
+
+def joined_count_allows_leave(m: ClusterMetadata, node: NodeId, kind: str) -> Rejected | None:
+    """Cassandra's PrepareLeave.validateReplicationForDecommission: per keyspace, the JOINED
+    nodes of the leaving node's DC (NTS) or of the cluster (SimpleStrategy), the leaving node
+    included, must outnumber the replication factor. Only JOINED nodes count, so a node whose
+    leave is prepared but not started still counts (two concurrent leaves count each other)."""
+    from spec.replication import SimpleStrategy
+
+    joined = [n for n in m.directory.in_state(NodeState.JOINED)]
+    dc = m.directory.location(node).dc
+    for ks in m.schema.keyspaces:
+        params = ks.replication
+        if isinstance(params, SimpleStrategy):
+            count, rf = len(joined), params.replication_factor
+        else:
+            count, rf = sum(1 for n in joined if n.dc == dc), params.factor(dc)
+        if count <= rf:
+            return Rejected(f"{node}: {kind}: not enough live nodes to maintain replication factor "
+                            f"{rf} of {ks.name} ({count} JOINED)")
     return None
 
 
 def leaves_enough_replicas(m: ClusterMetadata, node: NodeId, kind: str) -> Rejected | None:
-    """A DC must keep at least RF nodes: Cassandra refuses a decommission that would break RF."""
+    """The old rule (now the fix `leave-counts-in-flight`): a DC must keep at least RF token
+    owners once every leave in flight has finished."""
     from spec.replication import SimpleStrategy
 
     leaving = {s.node for s in m.in_progress.sequences() if s.kind.value in ("LEAVE", "REMOVE")}

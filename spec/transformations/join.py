@@ -17,7 +17,7 @@ from spec.token_map import TokenMap
 from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
-from spec.transformations.guards import node_in_state, tokens_available
+from spec.transformations.guards import node_in_state, tokens_representable
 from spec.transformations.sequence_steps import busy
 
 JOIN = OperationKind.JOIN
@@ -30,13 +30,19 @@ class PrepareJoin(Transformation):
     tokens: tuple[int, ...] = field(converter=token_tuple)
 
     def execute(self, m: ClusterMetadata) -> Result:
-        found = node_in_state(m, self.node, self.kind, NodeState.REGISTERED)
+        """Cassandra's PrepareJoin: the node's state, then the range locks; no token checks
+        (StorageService/BootStrapper make them before submitting: `spec.operator_checks`).
+
+        Deviation: a token another node owns is still refused, because a token map (ours and
+        Cassandra's) holds one owner per token; Cassandra reaches no such state either.
+        """
+        found = node_in_state(m, self.node, self.kind, NodeState.REGISTERED, NodeState.LEFT)
         if isinstance(found, Rejected):
             return found
-        if (refused := busy(m, self.node) or tokens_available(m, self.node, self.kind, self.tokens)):
+        if (refused := busy(m, self.node) or tokens_representable(m, self.node, self.kind, self.tokens)):
             return refused
         return steps.prepare(m, node=self.node, op=JOIN, after=m.token_map.with_tokens(self.node, self.tokens),
-                             new_tokens=tuple(sorted(self.tokens)), state=NodeState.BOOTSTRAPPING)
+                             new_tokens=tuple(sorted(self.tokens)))
 
 
 @frozen(kw_only=True)

@@ -17,7 +17,7 @@ from spec.sequences import InProgressSequence, OperationKind
 from spec.token_map import TokenMap
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
-from spec.transformations.guards import leaves_enough_replicas, node_in_state
+from spec.transformations.guards import joined_count_allows_leave, node_in_state
 from spec.transformations.sequence_steps import busy
 
 
@@ -27,18 +27,24 @@ class PrepareLeave(Transformation):
     node: NodeId
     remove: bool = False
     """True for removenode: the node is dead and others stream its data."""
+    force: bool = False
+    """Skip the replication-factor check (`nodetool decommission --force`, removenode --force)."""
 
     def execute(self, m: ClusterMetadata) -> Result:
+        """Cassandra's PrepareLeave.execute, in its order: CMS membership, JOINED, then (unless
+        forced) the JOINED-count replication check, then the range locks."""
+        if self.node in m.cms.members:
+            return Rejected(f"{self.node}: {self.kind} of a CMS member; reconfigure the CMS first")
         found = node_in_state(m, self.node, self.kind, NodeState.JOINED)
         if isinstance(found, Rejected):
             return found
-        if (refused := busy(m, self.node) or leaves_enough_replicas(m, self.node, self.kind)):
+        if (refused := busy(m, self.node)):
             return refused
-        if self.node in m.cms.members:
-            return Rejected(f"{self.node}: {self.kind} of a CMS member; reconfigure the CMS first")
+        if not self.force and (refused := joined_count_allows_leave(m, self.node, self.kind)):
+            return refused
         op = OperationKind.REMOVE if self.remove else OperationKind.LEAVE
         return steps.prepare(m, node=self.node, op=op, after=m.token_map.without_node(self.node),
-                             removed_tokens=m.token_map.tokens_of(self.node), state=NodeState.LEAVING)
+                             removed_tokens=m.token_map.tokens_of(self.node))
 
 
 def _op(m: ClusterMetadata, node: NodeId) -> OperationKind:

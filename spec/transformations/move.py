@@ -12,7 +12,7 @@ from spec.token_map import TokenMap
 from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
-from spec.transformations.guards import node_in_state, tokens_available
+from spec.transformations.guards import node_in_state, tokens_representable
 from spec.transformations.sequence_steps import busy
 
 MOVE = OperationKind.MOVE
@@ -28,11 +28,14 @@ class PrepareMove(Transformation):
         found = node_in_state(m, self.node, self.kind, NodeState.JOINED)
         if isinstance(found, Rejected):
             return found
-        if (refused := busy(m, self.node) or tokens_available(m, self.node, self.kind, self.tokens)):
+        # Cassandra's PrepareMove checks only the locks; token availability is the operator
+        # layer's (StorageService.move). Deviations: the JOINED check and tokens owned by
+        # another node, which a token map cannot represent.
+        if (refused := busy(m, self.node) or tokens_representable(m, self.node, self.kind, self.tokens)):
             return refused
         return steps.prepare(m, node=self.node, op=MOVE, after=m.token_map.with_node_tokens(self.node, self.tokens),
                              new_tokens=tuple(sorted(self.tokens)),
-                             removed_tokens=m.token_map.tokens_of(self.node), state=NodeState.MOVING)
+                             removed_tokens=m.token_map.tokens_of(self.node))
 
 
 @frozen(kw_only=True)

@@ -36,14 +36,10 @@ class PrepareReplace(Transformation):
             return old
         if (refused := busy(m, self.node) or busy(m, self.replaced)):
             return refused
-        if new.dc != old.dc:
-            # A replacement in another DC would move replicas between DCs: that is a join plus a
-            # decommission, not a replace.
-            return Rejected(f"{self.node}: {self.kind} needs the replacement in {old.dc}, not {new.dc}")
-        if self.replaced in m.cms.members:
-            return Rejected(f"{self.replaced}: {self.kind} of a CMS member; reconfigure the CMS first")
+        # Cassandra's PrepareReplace checks the two states and the locks only: a replacement in
+        # another DC, or of a CMS member, is accepted (the invariants judge what follows).
         return steps.prepare(m, node=self.node, op=REPLACE, after=m.token_map.reassigned(self.replaced, self.node),
-                             replaced=self.replaced, state=NodeState.BOOT_REPLACING)
+                             replaced=self.replaced)
 
 
 @frozen(kw_only=True)
@@ -74,7 +70,8 @@ class FinishReplace(Transformation):
 
 
 def replaced(m: ClusterMetadata, seq: InProgressSequence) -> tuple[TokenMap, Directory]:
-    """The tokens pass to the replacement (JOINED); the replaced node is LEFT."""
+    """The tokens pass to the replacement (JOINED); the replaced node leaves the directory
+    (Cassandra's FinishReplace -> ClusterMetadata.Transformer.replaced)."""
     assert seq.replaced is not None
-    directory = m.directory.with_state(seq.node, NodeState.JOINED).with_state(seq.replaced, NodeState.LEFT)
+    directory = m.directory.with_state(seq.node, NodeState.JOINED).without(seq.replaced)
     return (m.token_map.reassigned(seq.replaced, seq.node), directory)

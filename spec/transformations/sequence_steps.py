@@ -45,7 +45,14 @@ def busy(m: ClusterMetadata, node: NodeId) -> Rejected | None:
 
 def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: TokenMap,
             new_tokens: tuple[int, ...] = (), removed_tokens: tuple[int, ...] = (),
-            replaced: NodeId | None = None, state: NodeState) -> Result:
+            replaced: NodeId | None = None) -> Result:
+    """PREPARE_*: lock the affected ranges and cut the placements at the new tokens.
+
+    As in Cassandra (PrepareJoin, PrepareLeave, PrepareMove, PrepareReplace) the node's state does
+    not change here (START sets it), and no check that the deltas compose with those of other
+    sequences in flight: Cassandra has none (UniformRangePlacement.planFor*), so the at-rest
+    invariant reports the NTS composition finding; `spec.fixes` keeps the guard as a fix.
+    """
     deltas, affected = ownership.plan(m, after, new_tokens, removed_tokens)
     holder = m.locked_ranges.conflicting(affected)
     if holder is not None:
@@ -54,24 +61,35 @@ def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: Token
         kind=op, node=node, next_step=Step.START, tokens=new_tokens, replaced=replaced,
         deltas=deltas, affected=affected, prior_state=m.directory.node(node).state,
     )
-    other = ownership.non_composing(m, seq)
-    if other is not None:
-        return Rejected(f"{node}: {step_name(Step.PREPARE, op)} does not compose with the sequence of {other}")
     return Success(m.next_epoch(
         placements=ownership.split(m.placements, new_tokens),
         locked_ranges=m.locked_ranges.lock(node, affected),
         in_progress=m.in_progress.with_sequence(seq),
-        directory=m.directory.with_state(node, state),
     ))
+
+
+START_STATE = {
+    OperationKind.JOIN: NodeState.BOOTSTRAPPING,
+    OperationKind.LEAVE: NodeState.LEAVING,
+    OperationKind.REMOVE: NodeState.LEAVING,
+    OperationKind.MOVE: NodeState.MOVING,
+    OperationKind.REPLACE: NodeState.BOOT_REPLACING,
+}
+"""The state START_* gives the node (Cassandra's StartJoin/StartLeave/StartMove/StartReplace)."""
 
 
 def start(m: ClusterMetadata, node: NodeId, op: OperationKind) -> Result:
     seq = sequence_at(m, node, op, Step.START)
     if isinstance(seq, Rejected):
         return seq
+    if node not in m.directory:
+        # Cassandra's Directory.withNodeState fails on an unknown id (an UNREGISTER of the node
+        # committed after its PREPARE): the commit fails, which the spec models as a refusal.
+        return Rejected(f"{node}: {step_name(Step.START, op)} of a node no longer in the directory")
     return Success(m.next_epoch(
         placements=ownership.start(m.placements, seq.deltas),
         in_progress=m.in_progress.with_sequence(seq.advanced()),
+        directory=m.directory.with_state(node, START_STATE[op]),
     ))
 
 
@@ -93,6 +111,8 @@ def finish(m: ClusterMetadata, node: NodeId, op: OperationKind, outcome: Outcome
     seq = sequence_at(m, node, op, Step.FINISH)
     if isinstance(seq, Rejected):
         return seq
+    if node not in m.directory:
+        return Rejected(f"{node}: {step_name(Step.FINISH, op)} of a node no longer in the directory")
     token_map, directory = outcome(m, seq)
     in_progress = m.in_progress.without(node)
     keep = frozenset(token_map.tokens) | in_progress.pending_tokens()
@@ -115,7 +135,7 @@ def cancel(m: ClusterMetadata, node: NodeId) -> Result:
     placements = ownership.revert(m.placements, seq.deltas, seq.next_step)
     return Success(m.next_epoch(
         placements=ownership.merge(placements, keep),
-        directory=m.directory.with_state(node, seq.prior_state),
+        directory=(m.directory.with_state(node, seq.prior_state) if node in m.directory else m.directory),
         locked_ranges=m.locked_ranges.unlock(node),
         in_progress=in_progress,
     ))

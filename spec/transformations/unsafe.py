@@ -10,15 +10,13 @@ from __future__ import annotations
 from attrs import field, frozen
 
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId
 from spec.sequences import OperationKind
 from spec.tokens import token_tuple
 from spec.transformations import sequence_steps as steps
 from spec.transformations.base import Rejected, Result, Transformation
-from spec.transformations.guards import node_in_state
 from spec.transformations.join import PrepareJoin, joined
-from spec.transformations.leave import left
-from spec.transformations.sequence_steps import busy
+from spec.transformations.leave import PrepareLeave, left
 
 
 @frozen(kw_only=True)
@@ -40,13 +38,9 @@ class Assassinate(Transformation):
     node: NodeId
 
     def execute(self, m: ClusterMetadata) -> Result:
-        found = node_in_state(m, self.node, self.kind, NodeState.JOINED)
-        if isinstance(found, Rejected):
-            return found
-        if (refused := busy(m, self.node)):
-            return refused
-        if self.node in m.cms.members:
-            return Rejected(f"{self.node}: {self.kind} of a CMS member; reconfigure the CMS first")
-        prepared = steps.prepare(m, node=self.node, op=OperationKind.REMOVE, after=m.token_map.without_node(self.node),
-                                 removed_tokens=m.token_map.tokens_of(self.node), state=NodeState.LEAVING)
+        """Cassandra's Assassinate: a PrepareLeave with force, its three steps folded into one
+        epoch (same checks: CMS, JOINED, locks; no replication-factor check)."""
+        prepared = PrepareLeave(node=self.node, remove=True, force=True).execute(m)
+        if isinstance(prepared, Rejected):
+            return Rejected(prepared.reason.replace(PrepareLeave.kind, self.kind))
         return steps.all_at_once(m, prepared, self.node, OperationKind.REMOVE, left)

@@ -66,7 +66,7 @@ BAD_INPUTS = {
                          None, "duplicate token 100"),
     "unknown replication class": ({**RING, "keyspaces": [{"name": "ks", "replication": {"class": "EverywhereStrategy"}}]},
                                   None, "unknown replication class"),
-    "token out of range": ({**RING, "nodes": [{"id": "A", "dc": "dc1", "rack": "r1", "tokens": [-(2**63)]}]},
+    "token out of range": ({**RING, "nodes": [{"id": "A", "dc": "dc1", "rack": "r1", "tokens": [-(2**63) - 1]}]},
                            None, "outside the Murmur3 range"),
     "unknown op": (RING, [{"op": "explode", "node": "A"}], "unknown op"),
     "bad until": (RING, [{**JOIN_X[0], "until": "HALFWAY"}], "'until'"),

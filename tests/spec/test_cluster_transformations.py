@@ -51,7 +51,9 @@ def test_cms_starts_with_one_member_and_grows_one_set_at_a_time() -> None:
         m = ok(m, AdvanceCMSReconfiguration())
         seen.append((sorted(m.cms.reads), sorted(m.cms.writes)))
     assert seen == [(["A"], ["A", "B"]), (["A", "B"], ["A", "B"]), (["A", "B"], ["A", "B", "C"]),
-                    (["A", "B", "C"], ["A", "B", "C"])]
+                    (["A", "B", "C"], ["A", "B", "C"]),
+                    (["A", "B", "C"], ["A", "B", "C"])]  # the separate last step unlocks
+    assert not m.locked_ranges
 
 
 def test_cms_removal_takes_one_epoch_and_cancel_drops_write_only_members() -> None:

@@ -20,7 +20,8 @@ EXTRA = [
     T.PrepareCMSReconfiguration(add={"B"}, remove={"A"}),
     T.AdvanceCMSReconfiguration(), T.CancelCMSReconfiguration(), T.TriggerSnapshot(),
     T.InitializeCMS(node="A", ignore={"C"}), T.UnsafeJoin(node="X", tokens=(5, 7)), T.Assassinate(node="B"),
-    T.Unregister(node="Q"),
+    T.Unregister(node="Q"), T.AdvanceCMSReconfiguration(sequence_index=2),
+    T.Startup(node="A", address="10.0.0.9"), T.PrepareLeave(node="B", force=True),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from spec import schema as S
 from spec.invariants import check_invariants
 from spec.metadata import ClusterMetadata
-from spec.operations import Join
+from spec.operations import Join, Resume, run_operations
 from spec.replication import SimpleStrategy
 from spec.sequences import Step
 from spec.transformations import AlterSchema, Rejected, Success, Transformation
@@ -71,9 +71,40 @@ def test_drop_keyspace_removes_its_placements() -> None:
 
 
 def test_keyspace_changes_wait_for_topology_operations_to_finish() -> None:
+    """AlterSchema rejects placement-affecting changes while ranges are locked; a keyspace with
+    params in use joins their placement, transitions in flight included."""
     m = run(ring(node("A", 100), node("B", 200), node("C", 300)), Join(node=node("X", 150), until=Step.START)).final
     r = AlterSchema(change=S.CreateKeyspace(keyspace="k2", replication=SimpleStrategy(replication_factor=1))).execute(m)
-    assert isinstance(r, Rejected) and "in progress" in r.reason
+    assert isinstance(r, Rejected) and "affects placements" in r.reason
+    twin = AlterSchema(change=S.CreateKeyspace(keyspace="k3", replication=SimpleStrategy(replication_factor=2))).execute(m)
+    assert not isinstance(twin, Rejected)
+    assert twin.metadata.placements.get("k3") == m.placements.get("ks")
+    done = run_operations(twin.metadata, [Resume(node="X")]).final
+    assert done.placements.get("k3") == done.placements.get("ks") == done.placements_from_scratch().get("ks")
+
+
+def test_schema_ddl_during_a_cms_reconfiguration_is_rejected() -> None:
+    """PrepareCMSReconfiguration locks the metadata keyspace's whole range: placement-affecting
+    DDL waits for the last ADVANCE, which unlocks; table DDL does not."""
+    from spec.transformations import AdvanceCMSReconfiguration, PrepareCMSReconfiguration
+
+    m = run(ring(node("A", 100), node("B", 200), node("C", 300))).final
+    r = PrepareCMSReconfiguration(add={"B"}).execute(m)
+    assert not isinstance(r, Rejected)
+    m = r.metadata
+    create = AlterSchema(change=S.CreateKeyspace(keyspace="k2", replication=SimpleStrategy(replication_factor=1)))
+    refused = create.execute(m)
+    assert isinstance(refused, Rejected) and "system_cluster_metadata" in refused.reason
+    table = AlterSchema(change=S.CreateTable(keyspace="ks", table="t", columns=(("id", "int"),)))
+    assert not isinstance(table.execute(m), Rejected)
+    for index in range(3):
+        stale = AdvanceCMSReconfiguration(sequence_index=index + 1).execute(m)
+        assert isinstance(stale, Rejected)
+        r = AdvanceCMSReconfiguration(sequence_index=index).execute(m)
+        assert not isinstance(r, Rejected)
+        m = r.metadata
+    assert m.cms.reconfiguration is None and not m.locked_ranges
+    assert not isinstance(create.execute(m), Rejected)
 
 
 def test_types_inside_collections_count_as_uses() -> None:

@@ -71,7 +71,7 @@ def test_replace_hands_every_range_of_the_replaced_node_to_the_replacement() -> 
         assert table(start, direction="writes")[r] == expected
     assert table(result.final) == {r: "".join(sorted(v.replace("C", "E"))) for r, v in before.items()}
     assert result.final.token_map.owner_of(300) == "E"
-    assert result.final.directory.state("C").name == "LEFT"
+    assert "C" not in result.final.directory  # FinishReplace drops the replaced node
     assert all(check_invariants(m) == () for m in result.states)
 
 

@@ -122,8 +122,8 @@ def accepted(cl: CL, params: ReplicationParams, group: frozenset[str], pending: 
     fixed = {CL.ONE: 1, CL.TWO: 2, CL.THREE: 3, CL.QUORUM: total // 2 + 1}
     if cl in fixed or (cl is CL.EACH_QUORUM and isinstance(params, SimpleStrategy)):
         return len(q) >= fixed.get(cl, total // 2 + 1) + len(pending)
-    if cl is CL.ALL:
-        return q == set(group)
+    if cl is CL.ALL:  # blockFor(ALL): the replication factor, plus pending replicas for writes
+        return len(q) >= total + len(pending)
     if cl is CL.NODE_LOCAL:
         return in_dc(q, dc) >= 1
     if cl is CL.EACH_QUORUM:
@@ -164,3 +164,13 @@ def test_z3_and_the_exhaustive_simulator_agree_on_many_more_cases(
     by_enumeration = exhaustive.prove_history(h, **kwargs)  # type: ignore[arg-type]
     assert (by_z3.valid, by_z3.cause, failing(by_z3)) == (by_enumeration.valid, by_enumeration.cause,
                                                           failing(by_enumeration))
+
+
+def test_all_blocks_for_the_replication_factor_not_the_group() -> None:
+    """Cassandra's ConsistencyLevel.blockFor(ALL) is the RF (+ pending for writes): with fewer
+    replicas than that in the group there is no ALL quorum at all."""
+    dc_of = dict.fromkeys("ABCX", "dc1")
+    rf3 = SimpleStrategy(replication_factor=3)
+    assert minimal_quorums(read_rule(CL.ALL, rf3, frozenset("AB"), dc_of)) == ()
+    w = write_rule(CL.ALL, rf3, frozenset("ABC"), frozenset("ABCX"), dc_of)
+    assert minimal_quorums(w) == (frozenset("ABCX"),)

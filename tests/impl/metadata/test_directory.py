@@ -46,12 +46,17 @@ def test_unregister_a_left_node() -> None:
     assert rejected(m, {"kind": "UNREGISTER", "node": "C"}) == "C: not registered"
 
 
-def test_replacing_a_cms_member_waits_for_a_cms_reconfiguration() -> None:
-    """Handing the seat over in one epoch would change two CMS members at once."""
+def test_replacing_a_cms_member_is_accepted_and_leaves_a_member_outside_the_directory() -> None:
+    """PrepareReplace has no CMS check (finding replace-cms-member): FINISH_REPLACE drops A from
+    the directory while it is still the CMS. The fix replace-cms-member-guard refuses it."""
+    from impl.metadata.fixes import execute as execute_with
+
     m = Metadata.from_topology(topology([("A", 100), ("B", 200), ("C", 300)]))
     m = run(m, [register("D")])
-    assert rejected(m, {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}) == (
-        "A: is a CMS member; reconfigure the CMS without it first")
+    replace = {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}
+    assert "(fix replace-cms-member-guard)" in execute_with(m, replace, {"replace-cms-member-guard"}).reason  # type: ignore[union-attr]
+    done = run(m, [replace, *steps("REPLACE", "D")])
+    assert "A" in done.cms_members() and "A" not in done.directory
     m = run(m, [{"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B"], "remove": ["A"]},
                 *[{"kind": "ADVANCE_CMS_RECONFIGURATION"}] * 3,
                 {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "A"}, *steps("REPLACE", "D")])

@@ -62,8 +62,8 @@ def test_join_states_and_tokens_move_at_the_right_epochs() -> None:
     states = _joined_x()
     assert [s.epoch for s in states] == [1, 2, 3, 4, 5]
     assert [s.node_state("X").value for s in states] == [
-        "REGISTERED", "BOOTSTRAPPING", "BOOTSTRAPPING", "BOOTSTRAPPING", "JOINED",
-    ]  # fmt: skip
+        "REGISTERED", "REGISTERED", "BOOTSTRAPPING", "BOOTSTRAPPING", "JOINED",
+    ]  # fmt: skip  # StartJoin, not PrepareJoin, makes it BOOTSTRAPPING
     assert [s.tokens_of("X") for s in states] == [(), (), (), (), (150,)]
     assert states[2].pending_replicas("ks", 120) == ("X",)
     assert states[2].read_replicas("ks", 120) == ("B", "C")

@@ -87,7 +87,7 @@ def test_first_node_by_id_is_the_only_cms_member() -> None:
     [
         (topology([("A", 1), ("A", 2)]), "duplicate node id A"),
         (topology([("A", 1), ("B", 1)]), "duplicate token 1"),
-        (topology([("A", MIN_TOKEN)]), "bad token"),
+        (topology([("A", MIN_TOKEN - 1)]), "bad token"),
         (topology([("A", 2**63)]), "bad token"),
         (topology([node("A", "5")]), "bad token"),  # type: ignore[arg-type]
         (topology([node("A", [True])]), "bad token"),  # type: ignore[list-item]

@@ -94,11 +94,16 @@ def test_create_keyspace_computes_placements_only_for_new_replication() -> None:
 
 
 def test_keyspace_changes_wait_for_topology_sequences() -> None:
-    """Decision: CREATE/ALTER/DROP KEYSPACE are refused while a sequence is in progress."""
+    """AlterSchema: changes that affect placements are refused while ranges are locked; a
+    keyspace with params already in use shares their placement and goes through."""
     m = run(Metadata.from_topology(RING), [register("X"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]}])
     reason = rejected(m, ddl("CREATE_KEYSPACE", keyspace="k2", replication={"class": "SimpleStrategy", "replication_factor": 1}))
-    assert reason.startswith("k2: keyspace changes are not allowed while a topology sequence is in progress")
+    assert reason.startswith("k2: the schema change affects placements and conflicts with ranges locked by node X")
     ok(m, ddl("CREATE_TABLE", keyspace="ks", table="t", columns=[["k", "int"]]))
+    twin = ok(m, ddl("CREATE_KEYSPACE", keyspace="k3", replication={"class": "SimpleStrategy", "replication_factor": 2}))
+    assert rejected(twin, ddl("ALTER_KEYSPACE", keyspace="k3", replication={"class": "SimpleStrategy", "replication_factor": 1}))
+    ok(twin, ddl("DROP_KEYSPACE", keyspace="k3"))
+    assert "affects placements" in rejected(m, ddl("DROP_KEYSPACE", keyspace="ks"))
 
 
 # -- CMS reconfiguration ------------------------------------------------------------------------
@@ -122,6 +127,7 @@ def test_cms_add_goes_to_the_write_set_then_the_read_set() -> None:
         (("A", "B"), ("A", "B", "C")),
         (("A", "B", "C"), ("A", "B", "C")),
         (("B", "C"), ("B", "C")),
+        (("B", "C"), ("B", "C")),  # the separate last step ends the sequence and unlocks
     ]
     assert rejected(m, {"kind": "ADVANCE_CMS_RECONFIGURATION"}) == "CMS: no reconfiguration in progress"
 

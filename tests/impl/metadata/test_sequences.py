@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from impl.metadata import Metadata
+from impl.metadata import Metadata, Rejected
 from tests.impl.metadata.helpers import (
     at_rest_matches_scratch,
     groups,
@@ -31,9 +31,10 @@ def base(doc: dict[str, Any] = RING) -> Metadata:
 def test_move_splits_at_the_new_token_and_merges_at_the_old_one() -> None:
     """Move: PREPARE splits at the new tokens; FINISH swaps tokens and merges at the old ones."""
     m = ok(base(RING4), {"kind": "PREPARE_MOVE", "node": "B", "tokens": [250]})
-    assert m.node_state("B").value == "MOVING"
+    assert m.node_state("B").value == "JOINED"  # StartMove sets MOVING, not PrepareMove
     assert (200, 250) in groups(m) and (100, 200) in groups(m)
     m = ok(m, steps("MOVE", "B")[0])
+    assert m.node_state("B").value == "MOVING"
     # B gains (200, 250] as primary: it becomes a write replica of it before reads move
     assert groups(m)[(200, 250)] == rw("CD", "BCD")
     m = run(m, steps("MOVE", "B")[1:])
@@ -52,15 +53,16 @@ def test_replace_hands_the_replaced_nodes_ranges_to_the_replacement() -> None:
     """Replace: START adds the replacement wherever the replaced node is a replica; MID swaps it
     into reads; FINISH removes the replaced node; its tokens move to the replacement."""
     m = run(base(), [register("D"), {"kind": "PREPARE_REPLACE", "node": "D", "replaced": "B"}])
-    assert m.node_state("D").value == "BOOT_REPLACING"
+    assert m.node_state("D").value == "REGISTERED"  # StartReplace sets the state
     m = ok(m, steps("REPLACE", "D")[0])
+    assert m.node_state("D").value == "BOOT_REPLACING"
     assert groups(m) == {(300, 100): rw("AB", "ABD"), (100, 200): rw("BC", "BCD"), (200, 300): rw("CA", "CA")}
     m = ok(m, steps("REPLACE", "D")[1])
     assert groups(m) == {(300, 100): rw("AD", "ABD"), (100, 200): rw("DC", "BCD"), (200, 300): rw("CA", "CA")}
     m = ok(m, steps("REPLACE", "D")[2])
     assert groups(m) == {(300, 100): rw("AD", "AD"), (100, 200): rw("DC", "DC"), (200, 300): rw("CA", "CA")}
     assert m.tokens_of("D") == (200,) and m.tokens_of("B") == ()
-    assert (m.node_state("B").value, m.node_state("D").value) == ("LEFT", "JOINED")
+    assert "B" not in m.directory and m.node_state("D").value == "JOINED"  # Transformer.replaced
 
 
 def test_removenode_takes_the_same_steps_as_a_decommission() -> None:
@@ -144,15 +146,17 @@ def test_tokens_must_be_free() -> None:
 
 
 def test_leave_below_rf_is_refused() -> None:
-    """A leave must not leave a DC with fewer nodes than its RF (SimpleStrategy: the cluster)."""
+    """PrepareLeave: the JOINED nodes of the DC (SimpleStrategy: the cluster), the leaving node
+    included, must outnumber the RF."""
     m = base(topology([("A", 100), ("B", 200)]))
     assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == (
-        "B: leaving would leave the cluster with 1 nodes, fewer than RF 2 of keyspace ks"
+        "B: not enough live nodes to maintain replication factor 2 of keyspace ks (2 JOINED)"
     )
+    ok(m, {"kind": "PREPARE_LEAVE", "node": "B", "force": True})
     nts = {"ks": {"class": "NetworkTopologyStrategy", "dc1": 1, "dc2": 2}}
     m = base(topology([{"id": n, "dc": dc, "rack": "r1", "tokens": [t]} for n, dc, t in [("A", "dc1", 1), ("B", "dc2", 2), ("C", "dc2", 3), ("D", "dc1", 4)]], nts))
     assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "C", "remove": True}) == (
-        "C: leaving would leave dc2 with 1 nodes, fewer than RF 2 of keyspace ks"
+        "C: not enough live nodes to maintain replication factor 2 of keyspace ks (2 JOINED)"
     )
     ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
     forced = ok(m, {"kind": "ASSASSINATE", "node": "C"})  # unsafe, like Cassandra's: no RF floor
@@ -160,13 +164,15 @@ def test_leave_below_rf_is_refused() -> None:
 
 
 def test_leave_checks_only_the_leaving_nodes_dc() -> None:
-    """dc2 is already below its RF; a leave in dc1 (still at RF) is not blocked by it."""
+    """dc2 is already below its RF; a leave in dc1 (above its RF) is not blocked by it. Once
+    D has started leaving (LEAVING, not JOINED) C's leave counts 2 JOINED nodes: refused."""
     nts = {"ks": {"class": "NetworkTopologyStrategy", "dc1": 2, "dc2": 3}}
     nodes = [("A", "dc1", 1), ("B", "dc2", 2), ("C", "dc1", 3), ("D", "dc1", 4)]
     m = base(topology([{"id": n, "dc": dc, "rack": "r1", "tokens": [t]} for n, dc, t in nodes], nts))
     m = ok(m, {"kind": "PREPARE_LEAVE", "node": "D"})
+    m = ok(m, {"kind": "START_LEAVE", "node": "D"})
     assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "C"}) == (
-        "C: leaving would leave dc1 with 1 nodes, fewer than RF 2 of keyspace ks"
+        "C: not enough live nodes to maintain replication factor 2 of keyspace ks (2 JOINED)"
     )
 
 
@@ -220,11 +226,12 @@ def test_cancel_without_a_sequence_is_refused() -> None:
     assert rejected(base(), {"kind": "CANCEL_SEQUENCE", "node": "B"}) == "B: no sequence in progress to cancel"
 
 
-def test_operations_whose_deltas_do_not_compose_conflict_even_on_disjoint_ranges() -> None:
+def test_operations_whose_deltas_do_not_compose_end_off_the_natural_placement() -> None:
     """Found by the property test: with racks, replacing n3 by a node of another rack changes
     which replicas x0's ranges get, though the two operations' changed ranges are disjoint.
-    Applying both deltas would leave placements that differ from the token map's; the second
-    PREPARE is refused like an overlapping lock."""
+    Cassandra accepts both (finding nts-rack-composition); the fix composition-guard refuses
+    the second PREPARE."""
+    from impl.metadata.fixes import execute as execute_with
     nodes = [
         {"id": f"n{i}", "dc": "dc1", "rack": "r2" if i == 6 else "r1", "tokens": [t]}
         for i, t in enumerate([-5000, -4999, -4998, 0, -4997, -4996, -4995])
@@ -232,7 +239,11 @@ def test_operations_whose_deltas_do_not_compose_conflict_even_on_disjoint_ranges
     ks = {"simple": {"class": "SimpleStrategy", "replication_factor": 1}, "nts": {"class": "NetworkTopologyStrategy", "dc1": 2}}
     m = run(base(topology(nodes, ks)), join("x0", [1]))
     m = run(m, [register("x1", "dc1", "r2"), {"kind": "PREPARE_REPLACE", "node": "x1", "replaced": "n3"}])
-    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "x0"}) == "x0: range lock conflict with sequence of x1"
+    leave = {"kind": "PREPARE_LEAVE", "node": "x0"}
+    guarded = execute_with(m, leave, {"composition-guard"})
+    assert isinstance(guarded, Rejected) and "does not compose with the sequence of x1" in guarded.reason
+    both = run(m, [leave, *steps("REPLACE", "x1"), *steps("LEAVE", "x0")])
+    assert not at_rest_matches_scratch(both)
     m = run(m, steps("REPLACE", "x1"))
-    m = run(m, [{"kind": "PREPARE_LEAVE", "node": "x0"}, *steps("LEAVE", "x0")])
+    m = run(m, [leave, *steps("LEAVE", "x0")])
     assert at_rest_matches_scratch(m)

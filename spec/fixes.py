@@ -1,0 +1,123 @@
+"""Proposed fixes for the findings, as options: the faithful rules stay the default.
+
+Each fix is named after what it changes; `FINDING_FIXES` maps a finding (campaign/known_findings.py)
+to the fix that removes it. `execute(t, m, fixes)` runs a transformation with the chosen fixes;
+with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
+
+- `composition-guard`: refuse a PREPARE whose deltas, with those of the sequences in flight,
+  would not end at the natural placement (finding `nts-rack-composition`).
+- `leave-counts-in-flight`: a leave counts the nodes already leaving as gone, so a DC keeps at
+  least RF token owners (finding `concurrent-leaves-under-rf`).
+- `unregister-idle-only`: UNREGISTER refuses a node a sequence involves (finding
+  `unregister-prepared-join`).
+- `replace-cms-member-guard`: PREPARE_REPLACE refuses to replace a CMS member (finding
+  `replace-cms-member`).
+- `replace-same-dc`: PREPARE_REPLACE refuses a replacement in another DC than the replaced node
+  (finding `cross-dc-replace`).
+- `two-epoch-cancel`: a cancel after MID first gives reads back (one epoch), and narrows the
+  writes in the next (finding `cancel-after-mid`).
+- `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
+  (finding `replaced-node-barrier-gap`); a data-path fix, so it lives in the prover's barrier
+  mode (`checkers.quorum.barrier`) and changes no transformation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from attrs import evolve
+
+from spec import ownership
+from spec.metadata import ClusterMetadata
+from spec.sequences import Step
+from spec.transformations.base import Rejected, Result, Success, Transformation
+
+COMPOSITION_GUARD = "composition-guard"
+LEAVE_COUNTS_IN_FLIGHT = "leave-counts-in-flight"
+UNREGISTER_IDLE_ONLY = "unregister-idle-only"
+REPLACE_CMS_MEMBER_GUARD = "replace-cms-member-guard"
+REPLACE_SAME_DC = "replace-same-dc"
+TWO_EPOCH_CANCEL = "two-epoch-cancel"
+BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
+
+FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
+                          REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED)
+METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED}
+"""The fixes that change transformations (the others change the data path or the prover)."""
+
+FINDING_FIXES: dict[str, str] = {
+    "nts-rack-composition": COMPOSITION_GUARD,
+    "concurrent-leaves-under-rf": LEAVE_COUNTS_IN_FLIGHT,
+    "unregister-prepared-join": UNREGISTER_IDLE_ONLY,
+    "replace-cms-member": REPLACE_CMS_MEMBER_GUARD,
+    "cross-dc-replace": REPLACE_SAME_DC,
+    "cancel-after-mid": TWO_EPOCH_CANCEL,
+    "replaced-node-barrier-gap": BARRIER_WAITS_FOR_REPLACED,
+}
+
+_PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})
+
+
+def check_names(fixes: Iterable[str]) -> frozenset[str]:
+    """The fixes as a set; ValueError naming the first unknown one."""
+    out = frozenset(fixes)
+    for name in sorted(out):
+        if name not in FIXES:
+            raise ValueError(f"unknown fix {name!r} (one of {', '.join(FIXES)})")
+    return out
+
+
+def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = frozenset()) -> Result:
+    """`t.execute(m)`, with the chosen fixes' extra refusals and the two-epoch cancel."""
+    if not fixes & METADATA_FIXES:
+        return t.execute(m)
+    node = getattr(t, "node", None)
+    if t.kind == "UNREGISTER" and UNREGISTER_IDLE_ONLY in fixes and node is not None:
+        seq = m.in_progress.involving(node)
+        if seq is not None:
+            return Rejected(f"{node}: UNREGISTER during the {seq.kind.value} sequence of {seq.node} "
+                            f"(fix {UNREGISTER_IDLE_ONLY})")
+    if t.kind == "PREPARE_REPLACE" and REPLACE_CMS_MEMBER_GUARD in fixes:
+        replaced = getattr(t, "replaced")  # noqa: B009  # every PREPARE_REPLACE has it
+        if replaced in m.cms.members:
+            return Rejected(f"{replaced}: PREPARE_REPLACE of a CMS member; reconfigure the CMS first "
+                            f"(fix {REPLACE_CMS_MEMBER_GUARD})")
+    if t.kind == "PREPARE_REPLACE" and REPLACE_SAME_DC in fixes and node is not None:
+        new, old = m.directory.get(node), m.directory.get(getattr(t, "replaced"))  # noqa: B009
+        if new is not None and old is not None and new.dc != old.dc:
+            return Rejected(f"{node}: PREPARE_REPLACE needs the replacement in {old.dc}, not {new.dc} "
+                            f"(fix {REPLACE_SAME_DC})")
+    if (t.kind == "PREPARE_LEAVE" and LEAVE_COUNTS_IN_FLIGHT in fixes and node is not None
+            and not getattr(t, "force", False) and m.directory.state(node) is not None):
+        from spec.transformations.guards import leaves_enough_replicas
+
+        refused = leaves_enough_replicas(m, node, t.kind)
+        if refused is not None:
+            return Rejected(f"{refused.reason} (fix {LEAVE_COUNTS_IN_FLIGHT})")
+    if t.kind == "CANCEL_SEQUENCE" and TWO_EPOCH_CANCEL in fixes and node is not None:
+        seq = m.in_progress.get(node)
+        if seq is not None and seq.next_step is Step.FINISH:
+            # First epoch: reads go back; the sequence stands as if only START had run, so the
+            # next CANCEL_SEQUENCE narrows the writes.
+            return Success(m.next_epoch(
+                placements=ownership.revert_reads(m.placements, seq.deltas),
+                in_progress=m.in_progress.with_sequence(evolve(seq, next_step=Step.MID)),
+            ))
+    result = t.execute(m)
+    if (t.kind in _PREPARES and COMPOSITION_GUARD in fixes and isinstance(result, Success)
+            and node is not None):
+        prepared = result.metadata.in_progress.get(node)
+        if prepared is not None:
+            other = ownership.non_composing(m, prepared)
+            if other is not None:
+                return Rejected(f"{node}: {t.kind} does not compose with the sequence of {other} "
+                                f"(fix {COMPOSITION_GUARD})")
+    return result
+
+
+def cancel_needs_another_epoch(t: Transformation, before: ClusterMetadata, after: ClusterMetadata,
+                               fixes: frozenset[str]) -> bool:
+    """With `two-epoch-cancel`, a cancel after MID leaves its sequence for a second cancel."""
+    node = getattr(t, "node", None)
+    return (TWO_EPOCH_CANCEL in fixes and t.kind == "CANCEL_SEQUENCE" and node is not None
+            and after.in_progress.get(node) is not None and before.in_progress.get(node) is not None)
