@@ -1,0 +1,130 @@
+"""The bug-finding matrix: a campaign per known-bug switch (impl/bugs.py) until it is detected.
+
+For each switch, runs of its kind (`refine` for engine switches whose focus is the metadata
+rules, `sim` otherwise) on seeds 1, 2, ... (skipping generated scenarios that cannot exercise
+the switch: the `ops` focus wants node-driven operations) until one run fails or the budget in
+wall-clock seconds is spent; the failing case is then shrunk (scenario level). Without a
+switch (`mutant=None`) the same campaign must report nothing but known findings.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from attrs import frozen
+
+from campaign.runs import RunRecord, checked, failure_doc, generate_case
+from impl.bugs import BY_NAME
+
+
+@frozen(kw_only=True)
+class Detection:
+    name: str
+    detected: bool
+    seconds: float | None
+    cause: str | None
+    seed: int | None
+    kind: str
+    runs: int
+    size: int | None = None
+    shrunk_size: int | None = None
+    failure: str | None = None
+
+    def replay(self, path: str | None = None) -> str:
+        if self.seed is None:
+            return ""
+        if path is not None:
+            return f"tcmcheck replay {path}"
+        return f"tcmcheck replay --kind {self.kind} --seed {self.seed} --mutant {self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
+                "cause": self.cause, "shrunk_size": self.shrunk_size, "size": self.size,
+                "seed": self.seed, "runs": self.runs, "replay": self.replay()}
+
+
+def kind_of(name: str | None) -> str:
+    return "refine" if name is not None and BY_NAME[name].focus == "refine" else "sim"
+
+
+def exercises(name: str | None, case: dict[str, Any]) -> bool:
+    """Whether a generated case can show the switch at all (the campaign's bias)."""
+    if name is None:
+        return True
+    focus = BY_NAME[name].focus
+    if focus == "ops":
+        return bool(case.get("operations")) and bool(case.get("clients"))
+    if focus == "cms":
+        return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
+    return True
+
+
+def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
+    """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
+    operations) while the topology operations run, so that a data-path bug has reads to show in."""
+    if name is None or BY_NAME[name].focus != "ops":
+        return case
+    import copy
+
+    case = copy.deepcopy(case)
+    for ks in case["topology"]["keyspaces"]:
+        if ks["name"] == "kv":
+            ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 3}
+    for c in case.get("clients", []):
+        c.update({"count": 300, "keys": 3, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"],
+                  "spread_ms": 20_000})
+    return case
+
+
+def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,
+             shrink: bool = True) -> tuple[Detection, list[RunRecord]]:
+    """Runs for switch `name` until the first failure or the budget; all records returned."""
+    from campaign.known_findings import known_finding
+    from campaign.shrink import cause_class
+
+    kind = kind_of(name)
+    started = time.monotonic()  # wall clock only for the budget and the seconds column
+    records: list[RunRecord] = []
+    seed = first_seed
+    while time.monotonic() - started < budget_s and (max_runs is None or len(records) < max_runs):
+        case = generate_case(kind, seed)
+        if exercises(name, case):
+            rec = run_case(kind, seed, biased(name, case), run=len(records), mutant=name)
+            records.append(rec)
+            if not rec.outcome.valid and (name is not None or known_finding(cause_class(rec.outcome.cause)) is None):
+                return _detected(name, kind, rec, time.monotonic() - started, len(records), shrink), records
+        seed += 1
+    return Detection(name=name or "-", detected=False, seconds=None, cause=None, seed=None, kind=kind,
+                     runs=len(records)), records
+
+
+def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs: int,
+              shrink: bool) -> Detection:
+    import json
+
+    from campaign.shrink import case_size, shrink_case
+
+    case = json.loads(rec.failure or "{}").get("case") or generate_case(kind, rec.seed)
+    size = case_size(kind, case)
+    shrunk = None
+    if shrink:
+        small, _, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
+        shrunk = case_size(kind, small)
+    return Detection(name=name or "-", detected=True, seconds=round(seconds, 2), cause=rec.outcome.cause,
+                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, failure=rec.failure)
+
+
+def run_case(kind: str, seed: int, case: dict[str, Any], *, run: int, mutant: str | None) -> RunRecord:
+    """`run_one` over a given (biased) case; its failure file carries that case."""
+    import json
+
+    started = time.monotonic()
+    outcome = checked(kind, case, seed, mutant=mutant)
+    failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant),
+                                                    sort_keys=True, indent=1)
+    return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
+                     duration_s=round(time.monotonic() - started, 4), failure=failure)
+
+
+__all__ = ["Detection", "campaign", "exercises", "kind_of"]
