@@ -215,27 +215,37 @@ def _holdings(result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
     """Progress failures of a run whose faults all healed (the generated ones always do)."""
     out: list[str] = []
-    if any(c.restart is None for c in scenario.crashes) or any(p.heal is None for p in scenario.partitions):
-        return ()  # a node down or cut off for good may rightly stop progress
+    if any(p.heal is None for p in scenario.partitions):
+        return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
     # why: a scripted REGISTER makes a node that is no process (it never answers); an operation
     # that needs it (a barrier, a stream source) rightly waits for ever
     processes = {n.id for n in result.nodes}
     ghosts = [n.id for n in replay.final.directory if n.id not in processes and n.state.value != "LEFT"]
-    for node, op in () if ghosts else result.unfinished:
-        out.append(f"liveness: operation stuck: {op} on {node} never finished")
+    for node, op, could in () if ghosts else result.unfinished:
+        if could:
+            out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
+    committed_at = {json.loads(op.value).get("epoch"): op.time for op in result.commit_history if op.type == "ok"}
+    s = scenario.settings
+    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     if not result.quiescent:
-        behind = [n.id for n in result.nodes if n.up and n.applied_epoch < result.final_epoch]
+        # why the age: an entry committed just before the end has not had time to spread
+        behind = [n.id for n in result.nodes if n.up and n.applied_epoch < result.final_epoch
+                  and result.end_time - committed_at.get(n.applied_epoch + 1, result.end_time) > patience]
         if behind:
             out.append(f"liveness: live node not applying: {', '.join(behind)} behind epoch "
                        f"{result.final_epoch} at the end")
-    open_: dict[int, str] = {}
+    # why the age: a request is answered (or given up as info) within its attempts' timeouts;
+    # one sent just before the end has not had that time
+    open_: dict[int, int] = {}
     for op in result.commit_history:
         if op.type == "invoke":
-            open_[op.process] = op.node
+            open_[op.process] = op.time
         else:
             open_.pop(op.process, None)
-    if open_:
-        out.append(f"liveness: commit never completed: {len(open_)} request(s) still open at the end")
+    stalled = [t for t in open_.values() if result.end_time - t > patience]
+    if stalled and all(c.restart is not None for c in scenario.crashes):
+        out.append(f"liveness: commit never completed: {len(stalled)} request(s) open for more than "
+                   f"{patience // 1_000_000_000} s at the end")
     if scenario.cms_size is None and scenario.cms_members is None and result.quiescent:
         from impl.cms.reconfiguration import policy_size
 

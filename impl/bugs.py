@@ -110,8 +110,8 @@ REGISTRY: tuple[Mutant, ...] = (
                        "10th epoch) is retried forever instead of once: the follower stops",
            failure="liveness: a live node stops applying committed entries"),
     Mutant(name="removenode-nothing-to-stream-hangs",
-           description="an operation whose streaming plan is empty waits forever for streams "
-                       "(removenode of a node whose ranges have no other source)",
+           description="a range with nothing to stream from (removenode of the only replica, RF 1) "
+                       "is planned as a transfer from the removed node itself, which never answers",
            failure="liveness: an operation whose barrier could be met never finishes"),
     Mutant(name="snapshot-install-stale", focus="cms",
            description="a far-behind node installs the snapshot one interval older than the one "

@@ -76,8 +76,9 @@ class RunResult:
     with the spec's replay of the log up to that epoch."""
     epoch_regressions: tuple[str, ...] = ()
     """Any node whose applied epoch went backwards (across a restart, or by a snapshot)."""
-    unfinished: tuple[tuple[str, str], ...] = ()
-    """(node, operation) of every operation still in progress at the end on a live node."""
+    unfinished: tuple[tuple[str, str, bool], ...] = ()
+    """(node, operation, could finish) of every operation still in progress at the end on a live
+    node; `could finish`: the live nodes meet its barrier at the lowest level it may relax to."""
 
     @property
     def client_history(self) -> tuple[Op, ...]:
@@ -411,6 +412,22 @@ class Cluster:
         if view is not None:
             self.holdings.append((node_id, epoch, when, view))
 
+    def _could_finish(self, node: Node, st: dict[str, Any]) -> bool:
+        from impl.node.progress_barrier import satisfied
+
+        meta = node.log.metadata
+        if not hasattr(meta, "barrier_groups"):
+            return False
+        excluded = st["target"] if st["op"] in ("replace", "remove") else None
+        groups = [(frozenset(r) | frozenset(w)) - {excluded}
+                  for _, _, r, w in meta.barrier_groups(st["seq_node"])]
+        up = {n for n in self.node_ids if self.is_up(n)}
+
+        def dc_of(n: str) -> str:
+            return str(meta.node_location(n)[0]) if n in meta.directory else ""
+
+        return satisfied(self.settings.barrier_min_consistency, groups, up, dc_of, dc_of(node.id))
+
     def _result(self, quiescent: bool) -> RunResult:
         unfinished = []
         for nid in self.node_ids:
@@ -419,7 +436,7 @@ class Cluster:
                 self._hold(nid, live.log.metadata, live.log.applied, "end")
                 st = live.operation.state
                 if live.operation.busy and st is not None:
-                    unfinished.append((nid, str(st["op"])))
+                    unfinished.append((nid, str(st["op"]), self._could_finish(live, st)))
         nodes = []
         final = 0
         for nid in self.node_ids:

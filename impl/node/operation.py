@@ -241,7 +241,8 @@ class OperationDriver:
             self.advance()
 
         tasks = plan(node.log.metadata, st["seq_node"], self._excluded(),
-                     from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"))
+                     from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
+                     wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"))
         self._streaming = Streaming(node, tasks, done)
         self._streaming.start()
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from impl import bugs
 from impl.messages import StreamComplete, StreamRequest
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
 
 
 def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
-         from_new_replicas: bool = False) -> list[Task]:
+         from_new_replicas: bool = False, wait_for_excluded: bool = False) -> list[Task]:
     seq = metadata.sequences.get(sequence_node)
     if seq is None:
         return []
@@ -44,6 +43,8 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
             sources = tuple(losing or sorted((e.before & e.after) - {excluded}))
             if from_new_replicas:  # mutant stream-from-non-replica
                 sources = tuple(sorted(e.after - e.before)) or sources
+            if not sources and wait_for_excluded and excluded is not None:
+                sources = (excluded,)  # mutant: nothing to stream, so ask the removed node
             if not sources:
                 continue
             for dest in sorted(e.after - e.before):
@@ -66,8 +67,6 @@ class Streaming:
         node = self._node
         node.trace.event("stream", node.id, "-", f"start {len(self._tasks)} transfers")
         if not self._tasks:
-            if bugs.on(node.settings, "removenode-nothing-to-stream-hangs"):
-                return  # waits for transfers that were never planned
             self._finish()
             return
         for i in range(len(self._tasks)):
