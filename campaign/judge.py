@@ -224,7 +224,7 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     for node, op, could in () if ghosts else result.unfinished:
         if could:
             out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
-    committed_at = {json.loads(op.value).get("epoch"): op.time for op in result.commit_history if op.type == "ok"}
+    committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
     s = scenario.settings
     patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     if not result.quiescent:
@@ -237,11 +237,11 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     # why the age: a request is answered (or given up as info) within its attempts' timeouts;
     # one sent just before the end has not had that time
     open_: dict[int, int] = {}
-    for op in result.commit_history:
-        if op.type == "invoke":
-            open_[op.process] = op.time
+    for h in result.commit_history:
+        if h.type == "invoke":
+            open_[h.process] = h.time
         else:
-            open_.pop(op.process, None)
+            open_.pop(h.process, None)
     stalled = [t for t in open_.values() if result.end_time - t > patience]
     if stalled and all(c.restart is not None for c in scenario.crashes):
         out.append(f"liveness: commit never completed: {len(stalled)} request(s) open for more than "

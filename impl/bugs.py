@@ -105,11 +105,11 @@ REGISTRY: tuple[Mutant, ...] = (
            description="the sizing policy prefers nodes that are down (it ignores liveness and "
                        "picks the highest ids first)",
            failure="liveness: CMS reconfiguration never completes / CMS majority down"),
-    Mutant(name="apply-failure-stalls", focus="cms",
+    Mutant(name="apply-failure-stalls", focus="cms", liveness=True,
            description="a transient failure applying an entry (injected once per node on each "
                        "10th epoch) is retried forever instead of once: the follower stops",
            failure="liveness: a live node stops applying committed entries"),
-    Mutant(name="removenode-nothing-to-stream-hangs",
+    Mutant(name="removenode-nothing-to-stream-hangs", liveness=True,
            description="a range with nothing to stream from (removenode of the only replica, RF 1) "
                        "is planned as a transfer from the removed node itself, which never answers",
            failure="liveness: an operation whose barrier could be met never finishes"),
