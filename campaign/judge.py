@@ -177,7 +177,8 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
     if result.client_history:
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
-                     holdings=tuple(result.epoch_regressions) + _holdings(result, replay),
+                     holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
+                     + _durability(scenario, result),
                      liveness=_liveness(scenario, result, replay))
 
 
@@ -210,6 +211,23 @@ def _holdings(result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
             out.append(f"{node} at epoch {epoch} ({when}): metadata differs from the spec on "
                        f"{', '.join(parts) or 'epoch'}")
     return tuple(out)
+
+
+def _durability(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
+    """With every client write at ALL, every write replica (pending ones included) acknowledged
+    each `ok` write and streaming hands it on, so at a quiet end the live read replicas of a key
+    hold the same cell — unless a write of that key ended unknown (`info`, `fail`: applied part
+    way, which nothing repairs but a read)."""
+    if not result.quiescent or not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients):
+        return ()
+    unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
+    out = []
+    for ks, key, cells in result.replica_cells:
+        if key in unsure or len({(ts, v) for _, ts, v in cells}) <= 1:
+            continue
+        held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
+        out.append(f"durability: replicas of {ks}/{key} disagree at the end ({held})")
+    return tuple(out[:1])
 
 
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:

@@ -223,7 +223,8 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
     elif judgement.refinement:
         cause = f"spec replay: {judgement.refinement[0]}"
     elif judgement.holdings:
-        cause = f"holdings: {judgement.holdings[0]}"
+        first = judgement.holdings[0]
+        cause = first if first.startswith("durability:") else f"holdings: {first}"
     elif judgement.liveness:
         cause = judgement.liveness[0]
     invokes = sum(1 for op in result.commit_history if op.type == "invoke")

@@ -76,6 +76,10 @@ class RunResult:
     with the spec's replay of the log up to that epoch."""
     epoch_regressions: tuple[str, ...] = ()
     """Any node whose applied epoch went backwards (across a restart, or by a snapshot)."""
+    replica_cells: tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...] = ()
+    """(keyspace, key, ((replica, timestamp, value), ...)) at the end for every client key: what
+    each live read replica of the final placement (of the most advanced live node) holds
+    (timestamp -1 when it holds nothing)."""
     unfinished: tuple[tuple[str, str, bool], ...] = ()
     """(node, operation, could finish) of every operation still in progress at the end on a live
     node; `could finish`: the live nodes meet its barrier at the lowest level it may relax to."""
@@ -458,7 +462,30 @@ class Cluster:
             conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
             trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes),
             holdings=tuple(self.holdings), epoch_regressions=tuple(self.epoch_regressions),
-            unfinished=tuple(unfinished))
+            unfinished=tuple(unfinished), replica_cells=self._replica_cells())
+
+    def _replica_cells(self) -> tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...]:
+        from impl.data.partitioner import token as token_of
+
+        live = [n for n in self.nodes.values() if n is not None]
+        if not live or not self.scenario.clients:
+            return ()
+        meta = max(live, key=lambda n: n.log.applied).log.metadata
+        if not hasattr(meta, "read_replicas"):
+            return ()
+        keys = sorted({op.key for op in self.history.ops if op.key is not None})
+        out = []
+        for ks in sorted({c.keyspace for c in self.scenario.clients}):
+            if ks not in getattr(meta, "keyspaces", {}):
+                continue
+            for key in keys:
+                cells = []
+                for r in meta.read_replicas(ks, token_of(key)):
+                    if self.nodes.get(r) is not None:
+                        cell = self.disks[r].data.get((ks, key))
+                        cells.append((r, -1, -1) if cell is None else (r, cell[0], cell[1]))
+                out.append((ks, key, tuple(cells)))
+        return tuple(out)
 
 
 def metadata_view(metadata: Any) -> str | None:
