@@ -98,8 +98,9 @@ def scenario(rng: random.Random) -> dict[str, Any]:
     doc["workloads"] = workloads
     if rng.random() < 0.5:
         doc["submissions"] = _operation_submissions(rng, topo, horizon)
-    # drawn after everything above, so that the earlier choices stay what they were
-    if rng.random() < 0.6:
+    # drawn after everything above, so that the earlier choices stay what they were; not with
+    # scripted topology steps, which move ranges without streaming (data loss by design)
+    if rng.random() < 0.6 and "submissions" not in doc:
         _clients_and_operations(rng, doc, horizon)
     faults: dict[str, Any] = {
         "loss": round(rng.uniform(0, 0.15), 3),
@@ -172,7 +173,11 @@ def _operation_submissions(rng: random.Random, topo: dict[str, Any], horizon: in
     return out
 
 
-_DRIVEN = ("join", "join", "leave", "move", "replace", "remove")
+# why no replace or remove: they stream each range from one remaining replica (Cassandra's
+# BootstrapAndReplace / RemoveNode), so a QUORUM write acknowledged by the replaced or removed
+# node and one other replica can be lost (with RF 1 always) — a known Cassandra limitation
+# (repair afterwards), reported as a finding, not something for every campaign to rediscover
+_DRIVEN = ("join", "join", "leave", "move")
 
 
 def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: int) -> None:

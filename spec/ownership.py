@@ -32,7 +32,8 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
     up (finding `nts-rack-composition`; fix `composition-guard`, `non_composing` below).
     """
     new_tokens = tuple(sorted(set(new_tokens)))
-    removed = set(removed_tokens)
+    removed = set(removed_tokens) - set(new_tokens)  # a move keeping a token does not merge there
+    current = frozenset(m.token_map.tokens)
     boundaries = m.boundaries() | frozenset(new_tokens)
     deltas: dict[str, tuple[RangeDelta, ...]] = {}
     affected: dict[str, set[Range]] = {}
@@ -49,7 +50,8 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
             if r.right in removed:  # the range merges with its clockwise neighbour at FINISH
                 locked.add(r)
                 locked.add(before[(i + 1) % len(before)][0])
-        locked.update(placement.reads.range_of(t) for t in new_tokens)  # pre-split ranges
+        # pre-split ranges (a token the ring already has splits nothing: a move keeping one)
+        locked.update(placement.reads.range_of(t) for t in new_tokens if t not in current)
         deltas[ks] = tuple(changes)
         affected[ks] = locked
     return (PlacementDeltas(tuple(sorted(deltas.items()))), AffectedRanges.of(affected))

@@ -85,3 +85,22 @@ def test_each_fix_alone_brings_no_new_failure(fix: str) -> None:
     new = [r.outcome.cause for r in records
            if not r.outcome.valid and known_finding(cause_class(r.outcome.cause), {fix}) is None]
     assert new == []
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["placements", "examples/nts-rack-composition.json", "--ops", "examples/nts-rack-composition-ops.json"], 0),
+    (["placements", "examples/nts-rack-composition.json", "--ops", "examples/nts-rack-composition-ops.json",
+      "--fix", "composition-guard"], 1),
+    (["replay", "examples/findings/cross-dc-replace.json"], 1),
+    (["replay", "examples/findings/cross-dc-replace.json", "--fix", "replace-same-dc"], 0),
+    (["replay", "examples/findings/cross-dc-replace.json", "--fix", "no-such-fix"], 2),
+    (["fuzz", "--runs", "1", "--fix", "no-such-fix"], 2),
+])
+def test_fix_option_on_the_commands(args: list[str], code: int, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from campaign.cli import main
+
+    monkeypatch.chdir(EXAMPLES.parent)
+    assert main(args) == code
+    if code == 2:
+        assert "unknown fix 'no-such-fix'" in capsys.readouterr().err

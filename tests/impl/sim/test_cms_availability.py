@@ -17,12 +17,14 @@ from impl.sim.clock import ms_to_ns
 
 from .helpers import completions, replay, scenario, schema, submit
 
-RF1 = {"class": "SimpleStrategy", "replication_factor": 1}
+# The params of the base keyspace: a keyspace created with params in use does not affect placements,
+# so AlterSchema accepts it even while the CMS reconfiguration the cluster starts with holds its lock.
+SHARED = {"class": "SimpleStrategy", "replication_factor": 3}
 
 
 def keyspaces(prefix: str, count: int, start_ms: float, every_ms: float, nodes: list[str]):  # type: ignore[no-untyped-def]
     return tuple(submit(nodes[i % len(nodes)], start_ms + i * every_ms,
-                        schema("CREATE_KEYSPACE", keyspace=f"{prefix}{i}", replication=RF1))
+                        schema("CREATE_KEYSPACE", keyspace=f"{prefix}{i}", replication=SHARED))
                  for i in range(count))
 
 

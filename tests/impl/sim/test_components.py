@@ -21,12 +21,14 @@ from impl.trace import Trace
 
 from .helpers import FAULTY, scenario, schema, submit, topology
 
-RF1 = {"class": "SimpleStrategy", "replication_factor": 1}
+# The params of the base keyspace: a keyspace created with params in use does not affect placements,
+# so AlterSchema accepts it even while the CMS reconfiguration the cluster starts with holds its lock.
+SHARED = {"class": "SimpleStrategy", "replication_factor": 3}
 
 
 def entries(n: int) -> list[Entry]:
     return [Entry(epoch=i, entry_id=f"x:{i}", kind="SCHEMA_CHANGE",
-                  transformation=schema("CREATE_KEYSPACE", keyspace=f"k{i}", replication=RF1))
+                  transformation=schema("CREATE_KEYSPACE", keyspace=f"k{i}", replication=SHARED))
             for i in range(1, n + 1)]
 
 
@@ -62,7 +64,7 @@ def test_one_fetch_per_epoch_however_many_messages_reveal_it() -> None:
 
 def test_a_fetch_that_times_out_is_retried_against_a_cms_member() -> None:
     sc = scenario(3, cms_size=1, submissions=tuple(
-        submit("n01", 10 + i, schema("CREATE_KEYSPACE", keyspace=f"k{i}", replication=RF1))
+        submit("n01", 10 + i, schema("CREATE_KEYSPACE", keyspace=f"k{i}", replication=SHARED))
         for i in range(5)),
         partitions=(Partition(groups=(("n02",), ("n03",)), start=ms_to_ns(0),
                               heal=ms_to_ns(5000)),))
@@ -121,7 +123,7 @@ def test_the_bus_loses_duplicates_reorders_and_partitions_as_configured() -> Non
 
 def test_a_crash_loses_memory_and_keeps_the_log() -> None:
     subs = tuple(submit("n01", 100 + 10 * i, schema("CREATE_KEYSPACE", keyspace=f"k{i}",
-                                                    replication=RF1)) for i in range(20))
+                                                    replication=SHARED)) for i in range(20))
     sc = scenario(3, cms_size=3, submissions=subs,
                   crashes=(Crash(node="n03", at=ms_to_ns(200), restart=ms_to_ns(5000)),))
     c = Cluster(sc, 2)
@@ -185,7 +187,7 @@ def test_initialization_runs_the_gates_of_initialize_cms() -> None:
 def test_submissions_before_the_cms_exists_wait_and_then_commit() -> None:
     sc = scenario(3, initialize=Initialize(initiator="n01", at=ms_to_ns(300)),
                   submissions=(submit("n02", 10, schema("CREATE_KEYSPACE", keyspace="early",
-                                                        replication=RF1)),),
+                                                        replication=SHARED)),),
                   settings=Settings(max_submit_attempts=20, end_time_ns=ms_to_ns(60_000)))
     r = run_scenario(sc, 1)
     assert [op.type for op in r.history if op.node == "n02"] == ["invoke", "ok"]
@@ -205,7 +207,7 @@ def test_the_event_queue_orders_by_time_then_by_scheduling() -> None:
 
 def test_faults_do_not_break_a_small_run() -> None:
     sc = scenario(5, network=FAULTY, submissions=(submit("n02", 1, schema(
-        "CREATE_KEYSPACE", keyspace="k", replication=RF1)),))
+        "CREATE_KEYSPACE", keyspace="k", replication=SHARED)),))
     assert run_scenario(sc, 3).final_epoch >= 1
 
 
@@ -219,7 +221,7 @@ def test_a_commit_request_sent_to_a_node_outside_the_cms_is_forwarded_to_a_membe
     assert n05 is not None
     n05.deliver(Submit(sender="n04", epoch=0, origin="n04", entry_id="n04:99",
                        transformation=schema("CREATE_KEYSPACE", keyspace="fwd",
-                                             replication=RF1)))
+                                             replication=SHARED)))
     r = c.run()
     assert r.counter("forwards") == 1
     assert any(e.entry_id == "n04:99" for e in r.node("n04").entries)
