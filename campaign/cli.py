@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "replay": "campaign.commands.replay:replay",
     "report": "campaign.commands.report:report",
     "shrink": "campaign.commands.shrink:shrink",
+    "mutants": "campaign.commands.mutants:mutants",
 }
 
 

@@ -42,11 +42,21 @@ class Judgement:
     """Where the spec disagrees with impl about the committed log (empty when it agrees)."""
     clients: Verdict | None = None
     """The client reads and writes under the kv model (None: the run had no client)."""
+    holdings: tuple[str, ...] = ()
+    """Where a node's metadata (at a snapshot install, a restart, the end) differs from the
+    spec's replay of the log up to the node's epoch, or a node's applied epoch went backwards."""
+    liveness: tuple[str, ...] = ()
+    """Stuck runs (safety held, progress did not): an operation that never finished, a live node
+    behind the committed log, a commit request never answered, a CMS below its policy's size."""
+
+    @property
+    def safe(self) -> bool:
+        return (self.logs.valid is True and self.history.valid is not False and not self.refinement
+                and (self.clients is None or self.clients.valid is not False) and not self.holdings)
 
     @property
     def valid(self) -> bool:
-        return (self.logs.valid is True and self.history.valid is not False and not self.refinement
-                and (self.clients is None or self.clients.valid is not False))
+        return self.safe and not self.liveness
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -55,6 +65,8 @@ class Judgement:
                      "violations": [_violation_line(v) for v in self.logs.evidence]},
             "history": {"valid": self.history.valid, "cause": self.history.cause},
             "refinement": list(self.refinement),
+            "holdings": list(self.holdings),
+            "liveness": list(self.liveness),
             **({} if self.clients is None else {
                 "clients": {"valid": self.clients.valid, "cause": self.clients.cause}}),
         }
@@ -164,7 +176,103 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
     clients = None
     if result.client_history:
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
-    return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients)
+    return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
+                     holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
+                     + _durability(scenario, result),
+                     liveness=_liveness(scenario, result, replay))
+
+
+def spec_view(m: ClusterMetadata) -> str:
+    """The spec's counterpart of impl.cluster.metadata_view (same canonical JSON)."""
+    from campaign.formats.placements import placements_json
+    from impl.entry import canonical_json
+
+    nodes = {n.id: [n.state.value, list(m.token_map.tokens_of(n.id))] for n in m.directory}
+    return canonical_json({"epoch": m.epoch, "placements": placements_json(m.placements),
+                           "nodes": nodes, "cms": [sorted(m.cms.reads), sorted(m.cms.writes)]})
+
+
+def _holdings(result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
+    """Each recorded node view against the spec at the node's epoch (the first difference per
+    node and occasion kind; past a refused entry there is nothing to compare with)."""
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    memo: dict[int, str] = {}
+    for node, epoch, when, view in result.holdings:
+        state = replay.states.get(epoch)
+        if state is None or (node, when) in seen:
+            continue
+        if epoch not in memo:
+            memo[epoch] = spec_view(state)
+        if view != memo[epoch]:
+            seen.add((node, when))
+            have, want = json.loads(view), json.loads(memo[epoch])
+            parts = [k for k in ("placements", "nodes", "cms") if have.get(k) != want.get(k)]
+            out.append(f"{node} at epoch {epoch} ({when}): metadata differs from the spec on "
+                       f"{', '.join(parts) or 'epoch'}")
+    return tuple(out)
+
+
+def _durability(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
+    """With every client write at ALL, every write replica (pending ones included) acknowledged
+    each `ok` write and streaming hands it on, so at a quiet end the live read replicas of a key
+    hold the same cell — unless a write of that key ended unknown (`info`, `fail`: applied part
+    way, which nothing repairs but a read)."""
+    if not result.quiescent or not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients):
+        return ()
+    unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
+    out = []
+    for ks, key, cells in result.replica_cells:
+        if key in unsure or len({(ts, v) for _, ts, v in cells}) <= 1:
+            continue
+        held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
+        out.append(f"durability: replicas of {ks}/{key} disagree at the end ({held})")
+    return tuple(out[:1])
+
+
+def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
+    """Progress failures of a run whose faults all healed (the generated ones always do)."""
+    out: list[str] = []
+    if any(p.heal is None for p in scenario.partitions):
+        return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
+    # why: a scripted REGISTER makes a node that is no process (it never answers); an operation
+    # that needs it (a barrier, a stream source) rightly waits for ever
+    processes = {n.id for n in result.nodes}
+    ghosts = [n.id for n in replay.final.directory if n.id not in processes and n.state.value != "LEFT"]
+    for node, op, could in () if ghosts else result.unfinished:
+        if could:
+            out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
+    committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
+    s = scenario.settings
+    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
+    if not result.quiescent:
+        # why the age: an entry committed just before the end has not had time to spread
+        behind = [n.id for n in result.nodes if n.up and n.applied_epoch < result.final_epoch
+                  and result.end_time - committed_at.get(n.applied_epoch + 1, result.end_time) > patience]
+        if behind:
+            out.append(f"liveness: live node not applying: {', '.join(behind)} behind epoch "
+                       f"{result.final_epoch} at the end")
+    # why the age: a request is answered (or given up as info) within its attempts' timeouts;
+    # one sent just before the end has not had that time
+    open_: dict[int, int] = {}
+    for h in result.commit_history:
+        if h.type == "invoke":
+            open_[h.process] = h.time
+        else:
+            open_.pop(h.process, None)
+    stalled = [t for t in open_.values() if result.end_time - t > patience]
+    if stalled and all(c.restart is not None for c in scenario.crashes):
+        out.append(f"liveness: commit never completed: {len(stalled)} request(s) open for more than "
+                   f"{patience // 1_000_000_000} s at the end")
+    if scenario.cms_size is None and scenario.cms_members is None and result.quiescent:
+        from impl.cms.reconfiguration import policy_size
+
+        final = replay.final
+        joined = [n.id for n in final.directory if n.state.value == "JOINED"]
+        if final.cms.initialized and joined and len(final.cms.reads) < min(policy_size(len(joined)), len(joined)):
+            out.append(f"liveness: CMS undersized: {len(final.cms.reads)} members, the policy "
+                       f"wants {policy_size(len(joined))} of {len(joined)} joined nodes")
+    return tuple(out)
 
 
 def _as_history(ops: Sequence[Any]) -> tuple[HistoryOp, ...]:

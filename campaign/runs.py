@@ -16,9 +16,9 @@ Two run kinds:
 self-contained document (kind, seed, the generated case) that `check_case` re-runs without the
 generator — what `tcmcheck replay FILE` does.
 
-Mutants: `mutant="reject-create-table"` makes impl refuse every CREATE TABLE (a deliberate
-engine bug), so tests and users can see a campaign catch a bug and replay it. A mutant is part
-of a run's identity and is recorded in its failure file.
+Mutants: `mutant=NAME` plants one known-bug switch of impl/bugs.py (e.g. "reject-create-table"
+makes impl refuse every CREATE TABLE), so tests and users can see a campaign catch a bug and
+replay it. A mutant is part of a run's identity and is recorded in its failure file.
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ from typing import Any
 
 from attrs import frozen
 
+from impl.bugs import NAMES
+
 KINDS = ("sim", "refine")
-MUTANTS = ("reject-create-table",)
+MUTANTS = NAMES  # the known-bug switches (impl/bugs.py)
 
 
 @frozen(kw_only=True)
@@ -204,22 +206,6 @@ def failure_doc(kind: str, seed: int, case: dict[str, Any], outcome: Outcome,
 # ---------------------------------------------------------------- kind "sim"
 
 
-class _RejectCreateTable:
-    """The mutant engine: impl.metadata, except that every CREATE TABLE is refused."""
-
-    def __init__(self, fixes: frozenset[str] = frozenset()) -> None:
-        from impl.engine import MetadataEngine
-
-        self._real = MetadataEngine()
-        self._fixes = fixes
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def execute(self, metadata: Any, transformation: dict[str, Any]) -> Any:
-        return _mutant_execute(self._real.execute, "reject-create-table")(metadata, transformation)
-
-
 class _FixedEngine:
     """impl.metadata with proposed fixes (impl/metadata/fixes.py)."""
 
@@ -241,16 +227,9 @@ class _FixedEngine:
 def _mutant_execute(execute: Callable[[Any, dict[str, Any]], Any], mutant: str | None) -> Callable[[Any, dict[str, Any]], Any]:
     if mutant is None:
         return execute
-    if mutant == "reject-create-table":
-        from impl.metadata import Rejected as ImplRejected
+    from impl.bugs import check_names, mutant_execute
 
-        def mutated(metadata: Any, t: dict[str, Any]) -> Any:
-            if t.get("kind") == "SCHEMA_CHANGE" and t.get("change", {}).get("op") == "CREATE_TABLE":
-                return ImplRejected("mutant: CREATE TABLE refused")
-            return execute(metadata, t)
-
-        return mutated
-    raise ValueError(f"unknown mutant {mutant!r}")
+    return mutant_execute(execute, check_names([mutant]))
 
 
 def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozenset[str] = frozenset()) -> Outcome:
@@ -259,9 +238,21 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
     from impl.cluster import run_scenario
 
     scenario = parse_scenario(doc)
-    engine: Any = _RejectCreateTable() if mutant == "reject-create-table" else None
-    if mutant is not None and engine is None:
-        raise ValueError(f"unknown mutant {mutant!r}")
+    engine: Any = None
+    if mutant is not None:
+        from attrs import evolve
+
+        from impl.bugs import BY_NAME, MutantEngine, check_names
+
+        names = check_names([mutant]) | scenario.settings.mutants
+        scenario = evolve(scenario, settings=evolve(scenario.settings, mutants=names))
+        if any(BY_NAME[n].engine for n in names):
+            engine = MutantEngine(names, fixes)
+    elif scenario.settings.mutants:
+        from impl.bugs import BY_NAME, MutantEngine
+
+        if any(BY_NAME[n].engine for n in scenario.settings.mutants):
+            engine = MutantEngine(scenario.settings.mutants, fixes)
     if fixes and engine is None:
         engine = _FixedEngine(fixes)
     result = run_scenario(scenario, seed, engine=engine)
@@ -286,6 +277,11 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
         cause = f"clients: {judgement.clients.cause}"
     elif judgement.refinement:
         cause = f"spec replay: {judgement.refinement[0]}"
+    elif judgement.holdings:
+        first = judgement.holdings[0]
+        cause = first if first.startswith("durability:") else f"holdings: {first}"
+    elif judgement.liveness:
+        cause = judgement.liveness[0]
     invokes = sum(1 for op in result.commit_history if op.type == "invoke")
     return Outcome(valid=cause is None, cause=cause, final_epoch=result.final_epoch, steps=invokes,
                    counters=result.counters, details=json.dumps(summary, sort_keys=True))

@@ -70,6 +70,19 @@ class RunResult:
     trace: tuple[str, ...] = ()
     operations: tuple[tuple[str, str, str], ...] = ()
     """(node, operation, outcome) of every topology operation that ended, in time order."""
+    holdings: tuple[tuple[str, int, str, str], ...] = ()
+    """(node, epoch, when, view): what a node's metadata held when it installed a snapshot, when
+    it restarted, and at the end (`metadata_view`, canonical JSON) — the judge compares each
+    with the spec's replay of the log up to that epoch."""
+    epoch_regressions: tuple[str, ...] = ()
+    """Any node whose applied epoch went backwards (across a restart, or by a snapshot)."""
+    replica_cells: tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...] = ()
+    """(keyspace, key, ((replica, timestamp, value), ...)) at the end for every client key: what
+    each live read replica of the final placement (of the most advanced live node) holds
+    (timestamp -1 when it holds nothing)."""
+    unfinished: tuple[tuple[str, str, bool], ...] = ()
+    """(node, operation, could finish) of every operation still in progress at the end on a live
+    node; `could finish`: the live nodes meet its barrier at the lowest level it may relax to."""
 
     @property
     def client_history(self) -> tuple[Op, ...]:
@@ -121,6 +134,9 @@ class Cluster:
         self.conflicts: list[str] = []
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
+        self.holdings: list[tuple[str, int, str, str]] = []
+        self.epoch_regressions: list[str] = []
+        self._last_applied: dict[str, int] = {}
         topology = json.loads(scenario.topology)
         # why the operation nodes too: a joining or replacing node is a process from the start,
         # absent from the metadata until it registers
@@ -196,6 +212,9 @@ class Cluster:
         else:
             assert snap is not None
             epoch = snap.epoch
+            if node is not None:
+                self._hold(node_id, node.log.metadata, epoch, "snapshot")
+        self._advance_applied(node_id, epoch, "applied")
         if chain:
             known = self._epoch_chain.setdefault(epoch, chain)
             if known != chain:
@@ -276,6 +295,8 @@ class Cluster:
                     disk=self.disks[node_id])
         self.nodes[node_id] = node
         self.counters["restarts"] += 1
+        self._advance_applied(node_id, node.log.applied, "restarted at")
+        self._hold(node_id, node.log.metadata, node.log.applied, "restart")
         node.timer(self.rng.randrange(self.settings.gossip_interval_ns), node.gossip_round,
                    work=False)
         # why: a restarted node asks a CMS member where the log is (discovery)
@@ -384,7 +405,42 @@ class Cluster:
             if stop_when_quiet and queue.pending_work == 0 and self._quiescent():
                 return True
 
+    def _advance_applied(self, node_id: str, epoch: int, how: str) -> None:
+        last = self._last_applied.get(node_id, 0)
+        if epoch < last:
+            self.epoch_regressions.append(f"{node_id} {how} epoch {epoch} after {last}")
+        self._last_applied[node_id] = max(last, epoch)
+
+    def _hold(self, node_id: str, metadata: Any, epoch: int, when: str) -> None:
+        view = metadata_view(metadata)
+        if view is not None:
+            self.holdings.append((node_id, epoch, when, view))
+
+    def _could_finish(self, node: Node, st: dict[str, Any]) -> bool:
+        from impl.node.progress_barrier import satisfied
+
+        meta = node.log.metadata
+        if not hasattr(meta, "barrier_groups"):
+            return False
+        excluded = st["target"] if st["op"] in ("replace", "remove") else None
+        groups = [(frozenset(r) | frozenset(w)) - {excluded}
+                  for _, _, r, w in meta.barrier_groups(st["seq_node"])]
+        up = {n for n in self.node_ids if self.is_up(n)}
+
+        def dc_of(n: str) -> str:
+            return str(meta.node_location(n)[0]) if n in meta.directory else ""
+
+        return satisfied(self.settings.barrier_min_consistency, groups, up, dc_of, dc_of(node.id))
+
     def _result(self, quiescent: bool) -> RunResult:
+        unfinished = []
+        for nid in self.node_ids:
+            live = self.nodes.get(nid)
+            if live is not None:
+                self._hold(nid, live.log.metadata, live.log.applied, "end")
+                st = live.operation.state
+                if live.operation.busy and st is not None:
+                    unfinished.append((nid, str(st["op"]), self._could_finish(live, st)))
         nodes = []
         final = 0
         for nid in self.node_ids:
@@ -404,7 +460,43 @@ class Cluster:
             nodes=tuple(nodes), history=tuple(self.history.ops),
             counters=tuple(sorted((k, v) for k, v in self.counters.items() if v)),
             conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
-            trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes))
+            trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes),
+            holdings=tuple(self.holdings), epoch_regressions=tuple(self.epoch_regressions),
+            unfinished=tuple(unfinished), replica_cells=self._replica_cells())
+
+    def _replica_cells(self) -> tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...]:
+        from impl.data.partitioner import token as token_of
+
+        live = [n for n in self.nodes.values() if n is not None]
+        if not live or not self.scenario.clients:
+            return ()
+        meta = max(live, key=lambda n: n.log.applied).log.metadata
+        if not hasattr(meta, "read_replicas"):
+            return ()
+        keys = sorted({op.key for op in self.history.ops if op.key is not None})
+        out = []
+        for ks in sorted({c.keyspace for c in self.scenario.clients}):
+            if ks not in getattr(meta, "keyspaces", {}):
+                continue
+            for key in keys:
+                cells = []
+                for r in meta.read_replicas(ks, token_of(key)):
+                    if self.nodes.get(r) is not None:
+                        cell = self.disks[r].data.get((ks, key))
+                        cells.append((r, -1, -1) if cell is None else (r, cell[0], cell[1]))
+                out.append((ks, key, tuple(cells)))
+        return tuple(out)
+
+
+def metadata_view(metadata: Any) -> str | None:
+    """What a node's metadata says about the cluster, as canonical JSON: placements, each node's
+    state and tokens, the CMS read and write sets (None for an engine without placements)."""
+    if not hasattr(metadata, "placements_json"):
+        return None
+    nodes = {n: [metadata.node_state(n).value, list(metadata.tokens_of(n))] for n in metadata.directory}
+    return canonical_json({"epoch": metadata.epoch, "placements": metadata.placements_json(),
+                           "nodes": nodes, "cms": [sorted(metadata.cms_members()),
+                                                   sorted(metadata.cms_write_members())]})
 
 
 def _disk_applied(disk: Disk) -> int:

@@ -37,3 +37,5 @@ class Settings:
     ring_delay_ns: int = ms_to_ns(1000)  # gossip mode: the fixed wait between steps
     # gossip mode: a committed entry reaches each non-CMS node after a delay up to this
     gossip_spread_ns: int = ms_to_ns(3000)
+    # known-bug switches planted in this run (impl/bugs.py); empty in every real run
+    mutants: frozenset[str] = frozenset()

@@ -1,4 +1,4 @@
-"""`tcmcheck simulate SCENARIO.json --seed N [--trace FILE] [--history FILE]`.
+"""`tcmcheck simulate SCENARIO.json --seed N [--trace FILE] [--history FILE] [--mutant NAME]`.
 
 Runs one simulation (impl.cluster.run_scenario) to quiescence or the scenario's end time and
 prints a JSON summary: seed, trace hash, final epoch, per node its applied epoch and log hash,
@@ -34,9 +34,15 @@ from campaign.outputs import check_distinct, check_output_file, write_output
               help="Judge the run: log checkers with the spec justifying every rejection, "
                    "linearizability of the commit history and of the client reads and writes (kv), "
                    "spec replay of the log. Exit 1 if any fails.")
+@click.option("--mutant", "mutants", multiple=True,
+              help="Plant a known-bug switch (impl/bugs.py; repeatable), on top of any the "
+                   "scenario's \"mutants\" names.")
 def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str | None,
-             commit_history_file: str | None, logs: bool, check: bool) -> int:
+             commit_history_file: str | None, logs: bool, check: bool, mutants: tuple[str, ...]) -> int:
     """Run one deterministic simulation of a TCM cluster."""
+    from attrs import evolve
+
+    from impl.bugs import BY_NAME, MutantEngine, check_names
     from impl.cluster import Cluster
 
     outputs: dict[str, str | Path | None] = {
@@ -45,9 +51,16 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     for option, path in outputs.items():
         if path is not None:
             check_output_file(path, option, inputs=(scenario,))
-    parsed = load_scenario(scenario)
     try:
-        cluster = Cluster(parsed, seed, keep_trace=trace_file is not None)
+        planted = check_names(mutants)
+    except ValueError as e:
+        raise BadInput(f"--mutant: {e}") from None
+    parsed = load_scenario(scenario)
+    planted |= parsed.settings.mutants
+    parsed = evolve(parsed, settings=evolve(parsed.settings, mutants=planted))
+    engine = MutantEngine(planted) if any(BY_NAME[n].engine for n in planted) else None
+    try:
+        cluster = Cluster(parsed, seed, engine=engine, keep_trace=trace_file is not None)
     except ValueError as e:  # InvalidTopology is a ValueError: the topology is the user's
         raise BadInput(f"{scenario}: {e}") from None
     result = cluster.run()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from attrs import evolve
+
 from campaign.errors import BadInput
 from campaign.formats import fields
 from campaign.formats.jsonio import in_file, load_json, loads_json, parsing, read_text
@@ -30,7 +32,7 @@ from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
-        "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms"}
+        "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants"}
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
@@ -284,7 +286,9 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                     submissions=tuple(submissions), workloads=tuple(workloads),
                     crashes=tuple(crashes), partitions=tuple(partitions),
                     cms_changes=tuple(changes), initialize=initialize, network=network,
-                    settings=_settings(obj.get("settings", {}), mode), clients=tuple(clients),
+                    settings=evolve(_settings(obj.get("settings", {}), mode),
+                                    mutants=_mutants(obj.get("mutants", []))),
+                    clients=tuple(clients),
                     operations=tuple(operations), cancels=tuple(cancels),
                     clock_skew=tuple(clock_skew))
 
@@ -294,6 +298,19 @@ def _levels(value: Any, where: str) -> tuple[str, ...]:
     if not levels or not all(v in LEVELS for v in levels):
         raise BadInput(f"{where}: expected a non-empty list of {', '.join(LEVELS)}")
     return tuple(levels)
+
+
+def _mutants(value: Any) -> frozenset[str]:
+    """Known-bug switches to plant (impl/bugs.py): a list of their names."""
+    from impl.bugs import check_names
+
+    names = _list(value, "mutants")
+    if not all(isinstance(n, str) for n in names):
+        raise BadInput("mutants: expected a list of switch names")
+    try:
+        return check_names(names)
+    except ValueError as e:
+        raise BadInput(f"mutants: {e}") from None
 
 
 def _settings(value: Any, mode: str = "tcm") -> Settings:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from impl import bugs
 from impl.engine import rejection_reason
 from impl.entry import Entry
 from impl.messages import (
@@ -193,9 +194,9 @@ class Proposal:
         self.promises[msg.sender] = msg
         readers = self.readers
         got = sum(1 for r in readers if r in self.promises)
-        if got < quorum(readers):
-            return
         node = self.node
+        if got < quorum(readers) and not bugs.on(node.settings, "paxos-accept-without-promise-quorum"):
+            return
         if node.log.applied >= self.slot:
             # why: the slot was committed here meanwhile (a pushed entry); the metadata we would
             # validate against is no longer the one at slot - 1
@@ -209,7 +210,8 @@ class Proposal:
                 best is None or p.accepted_ballot > best.accepted_ballot
             ):
                 best = p
-        if best is not None and best.accepted is not None:
+        if best is not None and best.accepted is not None \
+                and not bugs.on(node.settings, "paxos-ignores-accepted-value"):
             self.value = best.accepted
             node.counters["paxos_recoveries"] += 1
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from impl import bugs
 from impl.engine import cms_reconfiguring
 from impl.entry import canonical_json
 from impl.messages import Streamed, StreamLog, SubmitResult
@@ -41,7 +42,8 @@ def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
     return tuple(sorted(node_ids)[:size])
 
 
-def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str]) -> tuple[str, ...]:
+def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], *,
+                  prefer: list[str] | None = None, shrink_on_leave: bool = False) -> tuple[str, ...]:
     """The sizing policy over the JOINED nodes of the metadata (the cluster as it is now, so the
     CMS follows joins and leaves): keep current members that are still joined, then add the
     lowest ids, or drop the highest ids, to reach the policy's size. Without a directory in the
@@ -58,7 +60,10 @@ def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str]) 
     keep = [m for m in members if m in joined]
     if len(keep) >= size:
         return tuple(sorted(keep)[:size])
-    extra = [n for n in joined if n not in keep][: size - len(keep)]
+    if shrink_on_leave and len(keep) < len(members):  # mutant (CASSANDRA-18416)
+        return tuple(sorted(keep))
+    order = [n for n in (prefer or []) if n in joined] + joined  # mutant: down nodes first
+    extra = list(dict.fromkeys(n for n in order if n not in keep))[: size - len(keep)]
     return tuple(sorted(keep + extra))
 
 
@@ -76,7 +81,13 @@ class ReconfigurationDriver:
     def _target(self, meta: Any, members: tuple[str, ...]) -> tuple[str, ...] | None:
         target = self._node.world.cms_target
         if target is AUTO:
-            return policy_target(meta, members, self._node.world.node_ids)
+            settings = self._node.settings
+            if bugs.on(settings, "cms-reconfig-chooses-down-nodes"):
+                # CASSANDRA-19943: candidates taken without looking at who is up
+                down = [n for n in self._node.world.node_ids if not self._node.world.is_up(n)]
+                return policy_target(meta, members, self._node.world.node_ids, prefer=down)
+            return policy_target(meta, members, self._node.world.node_ids,
+                                 shrink_on_leave=bugs.on(settings, "decommission-shrinks-cms"))
         return target
 
     def on_log_advanced(self) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from impl import bugs
 from impl.data.consistency import Requirement, block_for
 from impl.messages import Mutation, MutationAck, Read, ReadResponse
 
@@ -83,6 +84,12 @@ class Coordinator:
         if req.write:
             req.replicas = meta.write_replicas(req.keyspace, req.token)
             pending = [meta.node_location(r)[0] for r in meta.pending_replicas(req.keyspace, req.token)]
+            if bugs.on(node.settings, "mid-drops-old-write-replicas") and any(
+                    s.next_step == "FINISH" for s in meta.sequences.values()):
+                req.replicas = meta.read_replicas(req.keyspace, req.token)
+                pending = []
+            if bugs.on(node.settings, "pending-not-in-blockfor"):
+                pending = []
         else:
             req.replicas = meta.read_replicas(req.keyspace, req.token)
             pending = []
@@ -208,7 +215,7 @@ class Coordinator:
         of any later epoch intersects."""
         node = self._node
         up_to_date = {r for r, c in req.cells.items() if c == (ts, value)}
-        if value is None:
+        if value is None or bugs.on(node.settings, "read-repair-skipped"):
             req.repairing = {"-": -1}  # nothing was ever written: nothing to repair
             req.repair_requirement = Requirement()
             return
@@ -234,7 +241,8 @@ class Coordinator:
         .stillAppliesTo): after catching up to every epoch a response showed, the plan of the
         newer metadata must still be satisfied by the same responses."""
         node = self._node
-        if node.settings.mode == "gossip" or req.max_epoch <= req.plan_epoch:
+        if node.settings.mode == "gossip" or req.max_epoch <= req.plan_epoch \
+                or bugs.on(node.settings, "coordinator-skips-revalidation"):
             return True
         if node.log.applied < req.max_epoch:
             node.fetcher.want(req.max_epoch, node.id)

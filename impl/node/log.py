@@ -55,7 +55,9 @@ class LocalLog:
         snapshot_interval: int,
         on_apply: ApplyHook,
         on_apply_failure: Callable[[Entry, str], None],
+        mutants: frozenset[str] = frozenset(),
     ) -> None:
+        self._mutants = mutants  # known-bug switches (impl/bugs.py) that act in the log
         self.disk = disk
         self._executor = executor
         self._interval = snapshot_interval
@@ -97,12 +99,17 @@ class LocalLog:
         if entry.epoch > self.applied + 1:
             self.pending.setdefault(entry.epoch, entry)
             return False
+        if "apply-failure-stalls" in self._mutants and entry.epoch % 10 == 0:
+            # mutant: a (transient) failure applying this entry, retried forever
+            self.pending.setdefault(entry.epoch, entry)
+            return False
         self._apply(entry, persist=True)
         pending = self.pending
         while pending:
-            nxt = pending.pop(self.applied + 1, None)
-            if nxt is None:
+            nxt = pending.get(self.applied + 1)
+            if nxt is None or ("apply-failure-stalls" in self._mutants and nxt.epoch % 10 == 0):
                 break
+            del pending[nxt.epoch]
             self._apply(nxt, persist=True)
         if pending:
             # why: anything at or below the applied epoch is now redundant
@@ -134,7 +141,10 @@ class LocalLog:
             return False
         d = self.disk
         metadata = self._executor.engine.from_json(snap.metadata)
-        self._executor.remember(snap.chain, metadata)
+        if "snapshot-install-stale" in self._mutants:
+            metadata = self.metadata  # mutant: the snapshot's epoch taken, its content not
+        else:
+            self._executor.remember(snap.chain, metadata)
         d.base = snap
         d.base_metadata = metadata
         # why: entries below the snapshot are no longer needed to rebuild the metadata

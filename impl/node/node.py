@@ -81,7 +81,8 @@ class Node:
         self.election: Election | None = None
         self.log = LocalLog(disk=disk, executor=cluster.executor,
                             snapshot_interval=self.settings.snapshot_interval,
-                            on_apply=self._on_apply, on_apply_failure=self._on_apply_failure)
+                            on_apply=self._on_apply, on_apply_failure=self._on_apply_failure,
+                            mutants=self.settings.mutants)
         disk.placement_epochs.observe(self.log.metadata)
         self.replica = Replica(self)
         self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from impl import bugs
 from impl.entry import canonical_json
 from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
 from impl.node.progress_barrier import ProgressBarrier
@@ -195,7 +196,8 @@ class OperationDriver:
             # cancel), catch up and let the metadata say what next; if we were as far as it
             # and the sequence still waits for this step, the operation cannot go on
             node = self._node
-            if node.log.applied < result.decided_epoch:
+            if node.log.applied < result.decided_epoch \
+                    and not bugs.on(node.settings, "rejected-commit-no-catchup"):
                 node.fetcher.want(result.decided_epoch, result.sender)
                 self._resume_at = result.decided_epoch
                 return
@@ -215,6 +217,9 @@ class OperationDriver:
             self._barrier_passed = (step, wait_for)
             self.advance()
 
+        if bugs.on(node.settings, "no-progress-barrier"):
+            node.timer(0, passed, "NONE")
+            return
         if node.settings.mode == "gossip":
             # the gossip era's only safeguard: wait RING_DELAY and hope everyone has heard
             node.timer(node.settings.ring_delay_ns, passed, "RING_DELAY")
@@ -235,7 +240,9 @@ class OperationDriver:
             self._streamed_for = epoch
             self.advance()
 
-        tasks = plan(node.log.metadata, st["seq_node"], self._excluded())
+        tasks = plan(node.log.metadata, st["seq_node"], self._excluded(),
+                     from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
+                     wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"))
         self._streaming = Streaming(node, tasks, done)
         self._streaming.start()
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from impl import bugs
 from impl.messages import WatermarkRequest, WatermarkResponse
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ class ProgressBarrier:
         self._excluded = excluded
         self._on_pass = on_pass
         self.level = node.settings.barrier_consistency
+        if bugs.on(node.settings, "barrier-at-one"):
+            self.level = "ONE"
         self._level_since = 0
         self._responded: set[str] = set()
         self._request_id = 0
@@ -78,6 +81,8 @@ class ProgressBarrier:
         out = []
         for _, _, reads, writes in meta.barrier_groups(self._sequence_node):
             group = frozenset(reads) | frozenset(writes)
+            if bugs.on(self._node.settings, "barrier-new-replicas-only"):
+                group = (frozenset(writes) - frozenset(reads)) or group
             if self._excluded is not None:
                 group = group - {self._excluded}
             out.append(group)

@@ -30,7 +30,8 @@ Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
 """(keyspace, destination, candidate sources, ranges)"""
 
 
-def plan(metadata: Any, sequence_node: str, excluded: str | None) -> list[Task]:
+def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
+         from_new_replicas: bool = False, wait_for_excluded: bool = False) -> list[Task]:
     seq = metadata.sequences.get(sequence_node)
     if seq is None:
         return []
@@ -40,6 +41,10 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None) -> list[Task]:
         for e in seq.transitions.get(key, ()):
             losing = sorted((e.before - e.after) - {excluded})
             sources = tuple(losing or sorted((e.before & e.after) - {excluded}))
+            if from_new_replicas:  # mutant stream-from-non-replica
+                sources = tuple(sorted(e.after - e.before)) or sources
+            if not sources and wait_for_excluded and excluded is not None:
+                sources = (excluded,)  # mutant: nothing to stream, so ask the removed node
             if not sources:
                 continue
             for dest in sorted(e.after - e.before):

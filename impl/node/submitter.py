@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from impl import bugs
 from impl.entry import canonical_json
 from impl.messages import Submit, SubmitResult
 
@@ -82,6 +83,11 @@ class Submitter:
             node.history.record(p.process, "info", self._value(p), node.id)
             return
         node.counters["submit_retries"] += 1
+        if bugs.on(node.settings, "submit-retry-new-entry-id"):
+            del self.pending[entry_id]
+            p.entry_id = f"{node.id}:{node.disk.next_entry_seq}"
+            node.disk.next_entry_seq += 1
+            self.pending[p.entry_id] = p
         self._send(p)
 
     def on_result(self, msg: SubmitResult) -> None:

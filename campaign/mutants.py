@@ -1,0 +1,211 @@
+"""The bug-finding matrix: a campaign per known-bug switch (impl/bugs.py) until it is detected.
+
+For each switch, runs of its kind (`refine` for engine switches whose focus is the metadata
+rules, `sim` otherwise) on seeds 1, 2, ... (skipping generated scenarios that cannot exercise
+the switch: the `ops` focus wants node-driven operations) until one run fails or the budget in
+wall-clock seconds is spent; the failing case is then shrunk (scenario level). Without a
+switch (`mutant=None`) the same campaign must report nothing but known findings.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from attrs import frozen
+
+from campaign.runs import RunRecord, checked, failure_doc, generate_case
+from impl.bugs import BY_NAME
+
+
+@frozen(kw_only=True)
+class Detection:
+    name: str
+    detected: bool
+    seconds: float | None
+    cause: str | None
+    seed: int | None
+    kind: str
+    runs: int
+    size: int | None = None
+    shrunk_size: int | None = None
+    failure: str | None = None
+
+    def replay(self, path: str | None = None) -> str:
+        if self.seed is None:
+            return ""
+        if path is not None:
+            return f"tcmcheck replay {path}"
+        return f"tcmcheck replay --kind {self.kind} --seed {self.seed} --mutant {self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
+                "cause": self.cause, "shrunk_size": self.shrunk_size, "size": self.size,
+                "seed": self.seed, "runs": self.runs, "replay": self.replay()}
+
+
+def kind_of(name: str | None) -> str:
+    return "refine" if name is not None and BY_NAME[name].focus == "refine" else "sim"
+
+
+def exercises(name: str | None, case: dict[str, Any]) -> bool:
+    """Whether a generated case can show the switch at all (the campaign's bias)."""
+    if name is None:
+        return True
+    focus = BY_NAME[name].focus
+    if name == "removenode-nothing-to-stream-hangs":
+        return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
+    if focus == "ops":
+        return bool(case.get("operations")) and bool(case.get("clients")) \
+            and len(case["topology"]["nodes"]) >= 6
+    if focus == "cms":
+        return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
+    return True
+
+
+def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
+    """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
+    operations) while the topology operations run, so that a data-path bug has reads to show in."""
+    if name is None or BY_NAME[name].focus != "ops":
+        return case
+    import copy
+
+    case = copy.deepcopy(case)
+    for ks in case["topology"]["keyspaces"]:
+        if ks["name"] == "kv":
+            ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 3}
+    for c in case.get("clients", []):
+        c.update({"count": 300, "keys": 3, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"],
+                  "spread_ms": 20_000})
+    if name == "removenode-nothing-to-stream-hangs":
+        # the generator's node-driven operations are join/leave/move: the first becomes a
+        # removenode, asked by a node of the upper half for another one that is down for good
+        ids = sorted(n["id"] for n in case["topology"]["nodes"])
+        first = case["operations"][0]
+        upper = ids[len(ids) // 2:]
+        target = upper[-1] if first["node"] != upper[-1] else upper[0]
+        asker = next(n for n in reversed(ids) if n != target)
+        case["operations"] = [{"op": "remove", "node": asker, "target": target, "at_ms": first["at_ms"]}]
+        case.pop("cancels", None)
+        # why no clients: a remove on RF 1 loses acknowledged writes by Cassandra's design (the
+        # data path's finding); this campaign is about the remove finishing
+        case.pop("clients", None)
+        for ks in case["topology"]["keyspaces"]:
+            ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 1}
+        # removenode is for a dead node: the target is down for good before the remove starts
+        faults = case.setdefault("faults", {})
+        faults["crashes"] = [{"node": o["target"], "at_ms": max(0, int(o["at_ms"]) - 100)}
+                             for o in case["operations"] if o["op"] == "remove"][:1]
+        faults["partitions"] = []
+    ops = case.get("operations", [])
+    faults = case.setdefault("faults", {})
+    if ops and BY_NAME[name].name not in _NO_SPLIT:
+        # why a split: a bug in the data path shows when a coordinator and replicas lag behind
+        # the CMS during an operation (the two sides see different epochs), then heal
+        # the cut-off side: neither the CMS (the lowest ids) nor an operation's driver, so the
+        # operation goes on while those nodes keep coordinating and serving at old epochs
+        ids = sorted(n["id"] for n in case["topology"]["nodes"])
+        drivers = {o["node"] for o in ops}
+        candidates = [n for n in ids[3:] if n not in drivers]
+        at = min(int(o["at_ms"]) for o in ops)
+        cut = candidates[: max(2, (len(ids) * 2) // 5)]
+        faults["loss"] = 0.0
+        faults["partitions"] = [{"isolate": cut, "start_ms": max(0, at - 50), "heal_ms": at + 8_000}]
+        if seed_parity(case) == 1:
+            # or no cut: a replica down while writes go on (it misses them: there is no hinted
+            # handoff), back during the operation, over slow links (nodes lag by many epochs)
+            # or no fault but slow links, writes at ALL and reads at ONE: every replica must
+            # hold every acknowledged write, and any one that does not is read
+            faults["partitions"] = []
+            faults["duplicate"] = 0.0
+            faults["reorder"] = 0.3
+            faults["latency"] = {"dist": "exponential", "mean_ms": 30, "min_ms": 1}
+            for c in case.get("clients", []):
+                c.update({"read_cl": ["ONE"], "write_cl": ["ALL"]})
+            # why: a write at ALL that timed out part way is seen by some ONE reads and not by
+            # others (Cassandra semantics, not a bug); with no fault, waiting longer avoids it
+            case.setdefault("settings", {}).update({"write_timeout_ms": 60_000, "read_timeout_ms": 60_000})
+            # why: timeouts well above the round trips, or the CMS itself never commits
+            case.setdefault("settings", {}).update({"paxos_timeout_ms": 3_000, "fetch_timeout_ms": 3_000})
+        faults["crashes"] = []
+        for c in case.get("clients", []):
+            c.update({"start_ms": max(0, at - 3_000), "spread_ms": 12_000})
+    return case
+
+
+def _inconclusive(case: dict[str, Any], rec: RunRecord) -> bool:
+    """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write: a
+    write that ended `info` part way is seen by some ONE reads and not by others, which is
+    Cassandra's semantics, so such a run says nothing either way (for the switch or without)."""
+    one = any(c.get("read_cl") == ["ONE"] for c in case.get("clients", []))
+    info = dict(rec.outcome.counters).get("client_write_info", 0)
+    return one and info > 0 and (rec.outcome.cause or "").startswith("clients:")
+
+
+def seed_parity(case: dict[str, Any]) -> int:
+    return len(case["topology"]["nodes"]) % 2
+
+
+_NO_SPLIT = ("removenode-nothing-to-stream-hangs",)
+
+
+def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,
+             shrink: bool = True, plant: bool = True) -> tuple[Detection, list[RunRecord]]:
+    """Runs for switch `name` until the first failure or the budget; all records returned.
+    `plant=False` runs the very same (biased) cases with the switch off: the control, which
+    must fail with nothing but known findings."""
+    from campaign.known_findings import known_finding
+    from campaign.shrink import cause_class
+
+    kind = kind_of(name)
+    started = time.monotonic()  # wall clock only for the budget and the seconds column
+    records: list[RunRecord] = []
+    seed = first_seed
+    while time.monotonic() - started < budget_s and (max_runs is None or len(records) < max_runs):
+        case = generate_case(kind, seed)
+        if exercises(name, case):
+            rec = run_case(kind, seed, biased(name, case), run=len(records), mutant=name if plant else None)
+            records.append(rec)
+            if _inconclusive(biased(name, case), rec) or (
+                    plant and not rec.outcome.valid and name is not None
+                    and not checked(kind, biased(name, case), seed).valid):
+                # why the control: a case that fails with the switch off too shows a finding
+                # (or Cassandra's semantics), not the switch
+                seed += 1
+                continue
+            if not rec.outcome.valid and (plant or known_finding(cause_class(rec.outcome.cause)) is None):
+                return _detected(name, kind, rec, time.monotonic() - started, len(records), shrink), records
+        seed += 1
+    return Detection(name=name or "-", detected=False, seconds=None, cause=None, seed=None, kind=kind,
+                     runs=len(records)), records
+
+
+def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs: int,
+              shrink: bool) -> Detection:
+    import json
+
+    from campaign.shrink import case_size, shrink_case
+
+    case = json.loads(rec.failure or "{}").get("case") or generate_case(kind, rec.seed)
+    size = case_size(kind, case)
+    shrunk = None
+    if shrink:
+        small, _, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
+        shrunk = case_size(kind, small)
+    return Detection(name=name or "-", detected=True, seconds=round(seconds, 2), cause=rec.outcome.cause,
+                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, failure=rec.failure)
+
+
+def run_case(kind: str, seed: int, case: dict[str, Any], *, run: int, mutant: str | None) -> RunRecord:
+    """`run_one` over a given (biased) case; its failure file carries that case."""
+    import json
+
+    started = time.monotonic()
+    outcome = checked(kind, case, seed, mutant=mutant)
+    failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant),
+                                                    sort_keys=True, indent=1)
+    return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
+                     duration_s=round(time.monotonic() - started, 4), failure=failure)
+
+
+__all__ = ["Detection", "campaign", "exercises", "kind_of"]
