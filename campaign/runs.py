@@ -134,10 +134,27 @@ def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = 
                        details=json.dumps({"traceback": traceback.format_exc()}))
 
 
+def generated(kind: str, seed: int) -> tuple[dict[str, Any], Outcome | None]:
+    """The run's case, or ({}, a failing outcome) when the generator itself crashed: the generator
+    runs the spec, so a spec exception while generating is a found bug, replayed from the seed
+    (`tcmcheck replay --kind K --seed N`; there is no case to write to a failure file)."""
+    import traceback
+
+    try:
+        return generate_case(kind, seed), None
+    except Exception as e:  # noqa: BLE001 (any crash is the verdict)
+        message = str(e).splitlines()[0] if str(e) else ""
+        return {}, Outcome(valid=False, cause=f"crash: {type(e).__name__}: {message}"[:300], final_epoch=0,
+                           steps=0, counters=(), details=json.dumps({"traceback": traceback.format_exc()}))
+
+
 def run_one(kind: str, seed: int, *, run: int = 0, mutant: str | None = None,
             fixes: frozenset[str] = frozenset()) -> RunRecord:
     started = time.monotonic()  # wall clock only for the duration column, never for a verdict
-    case = generate_case(kind, seed)
+    case, crashed = generated(kind, seed)
+    if crashed is not None:
+        return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=crashed,
+                         duration_s=round(time.monotonic() - started, 4), fixes=fixes)
     try:
         outcome = checked(kind, case, seed, mutant=mutant, fixes=fixes)
     except Exception as e:  # noqa: BLE001 (a generated case the parsers refuse is a generator bug)
@@ -155,9 +172,12 @@ def error_record(run: int, kind: str, seed: int, mutant: str | None, cause: str,
     """A run that gave no verdict: its worker died or it ran past its time limit. It is still a
     failing row with a failure file (the case regenerated from the seed), so that it is replayed
     like any other failure: a hang or an out-of-memory is a finding too."""
-    case = generate_case(kind, seed)
+    case, crashed = generated(kind, seed)
     outcome = Outcome(valid=False, cause=cause, final_epoch=0, steps=0, counters=(),
                       details=json.dumps({"error": cause}))
+    if crashed is not None:
+        return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=crashed,
+                         duration_s=round(duration_s, 4), fixes=fixes)
     return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
                      duration_s=round(duration_s, 4),
                      failure=json.dumps(failure_doc(kind, seed, case, outcome, mutant, fixes),

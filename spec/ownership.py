@@ -41,6 +41,8 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
         params = m.schema.replication(ks)
         before = m.natural_placement(params, boundaries=boundaries).entries
         target = m.natural_placement(params, token_map=after, boundaries=boundaries).entries
+        if not after.tokens:  # the last token owner leaves (a forced removal): nobody replicates
+            target = tuple((r, frozenset()) for r, _ in before)
         changes: list[RangeDelta] = []
         locked: set[Range] = set()
         for i, ((r, old), (_, goal)) in enumerate(zip(before, target, strict=True)):

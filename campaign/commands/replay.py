@@ -51,7 +51,7 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
     from campaign.commands.fuzz import check_mutant
     from campaign.known_findings import parse_fixes
-    from campaign.runs import KINDS, generate_case
+    from campaign.runs import KINDS, generated
 
     fixes = parse_fixes(fix_names)
     if fixes and mutant is not None:
@@ -75,8 +75,11 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
         if kind not in KINDS:
             raise BadInput(f"--kind: unknown run kind {kind!r} (known: {', '.join(KINDS)})")
         check_mutant(mutant)
-        case = generate_case(kind, seed)
-        verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}", fixes)
+        case, crashed = generated(kind, seed)
+        if crashed is not None:  # the generator (which runs the spec) crashed: that is the verdict
+            verdict = {"kind": kind, "seed": seed, **crashed.to_json()}
+        else:
+            verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}", fixes)
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 

@@ -271,3 +271,22 @@ def test_max_seconds_stops_starting_runs(tmp_path: Path, capsys: pytest.CaptureF
     rows = pq.read_table(tmp_path / "runs.parquet").to_pylist()
     assert 1 <= len(rows) < 500
     assert out.startswith(f"{len(rows)} runs (refine {len(rows)}), ")
+
+
+def test_a_generator_crash_is_a_failing_row_not_the_end_of_the_campaign(monkeypatch) -> None:
+    """The refine generator runs the spec: a spec exception while generating (refine seed
+    3141014212 once) must become a `crash:` row replayable from its seed, in-process and in a
+    worker pool alike, and the campaign goes on."""
+    from campaign import generate
+    from campaign.fuzz import run_campaign
+
+    def broken(rng):
+        raise ValueError("zip() argument 2 is shorter than argument 1")
+
+    monkeypatch.setattr(generate, "refine_case", broken)
+    records = run_campaign(4, 0, kinds=("sim", "refine"), workers=1)
+    assert [r.kind for r in records if not r.outcome.valid] == ["refine", "refine"]
+    assert all(r.outcome.cause == "crash: ValueError: zip() argument 2 is shorter than argument 1"
+               for r in records if r.kind == "refine")
+    assert all(r.outcome.valid for r in records if r.kind == "sim")
+    assert records[1].replay() == f"tcmcheck replay --kind refine --seed {records[1].seed}"
