@@ -170,8 +170,8 @@ class _Progress:
               help="Fail on known findings too (campaign/known_findings.py); by default they are "
                    "reported apart and only new failures make the exit status 1.")
 @click.option("--mutant", default=None,
-              help="Run against a deliberately broken impl (reject-create-table), to see the "
-                   "campaign catch a bug.")
+              help="Run against a deliberately broken impl: a known-bug switch of impl/bugs.py "
+                   "(docs/mutants.md), to see the campaign catch a bug.")
 @click.option("--fix", "fix_names", multiple=True,
               help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
 def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
