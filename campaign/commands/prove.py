@@ -15,6 +15,7 @@ import click
 
 from campaign.commands.common import check_replicas, load_inputs, rejection
 from campaign.errors import BadInput
+from checkers.quorum.availability import unavailable_ranges, vacuity_warning
 from checkers.quorum.barrier import prove_barrier
 from checkers.quorum.from_spec import history_from_states
 from checkers.quorum.levels import parse_level
@@ -92,12 +93,27 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
     else:
         verdict = prove_history(history, read_cl=reads, write_cl=writes, window=window,
                                 read_dc=rdc, write_dc=wdc)
+    # why: a level that needs more replicas than a range has is unavailable there, so
+    # intersection holds trivially; say so rather than let "proved" stand alone.
+    warning = (vacuity_warning(unavailable_ranges(history, read_cl=reads, write_cl=writes,
+                                                  read_dc=rdc, write_dc=wdc), history, reads, writes)
+               if verdict.valid is True else "")
     if as_json or not sys.stdout.isatty():
-        click.echo(json.dumps(verdict_json(verdict)))
+        out = verdict_json(verdict)
+        if warning:
+            out["warnings"] = [warning]
+        click.echo(json.dumps(out))
         if verdict.cause == UNSAFE_BY_DESIGN:
             click.echo(f"tcmcheck: note: {describe_cause(verdict)}", err=True)
+        if warning:
+            click.echo(f"tcmcheck: warning: {warning}", err=True)
     else:
         _summary(verdict, reads, writes, window, barrier, barrier_level)
+        if warning:
+            from rich.console import Console
+
+            Console().print("[bold yellow]warning[/] — ", end="")
+            Console().print(warning, markup=False, highlight=False)
     return EXIT[verdict.valid]
 
 

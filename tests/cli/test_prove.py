@@ -153,3 +153,23 @@ def test_output_does_not_depend_on_hash_randomisation(ring: tuple[str, str]) -> 
         assert done.returncode == 1, done.stderr
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_a_replication_factor_above_the_ring_is_proved_with_a_vacuity_warning(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # RF 7 on 4 nodes: QUORUM needs 4 of a 4-replica group (available), ALL needs 7 (never).
+    topo = tmp_path / "rf7.json"
+    topo.write_text(json.dumps({**RF3_RING, "keyspaces": [
+        {"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 7}}]}))
+    status, out, err = run(capsys, str(topo), "--read-cl", "QUORUM", "--write-cl", "QUORUM")
+    assert status == 0 and "warnings" not in out and "warning" not in err
+    status, out, err = run(capsys, str(topo), "--read-cl", "ALL", "--write-cl", "ONE")
+    assert status == 0 and out["result"] == "proved"
+    assert len(out["warnings"]) == 1 and "vacuous on 4 of 8" in out["warnings"][0]
+    assert "a read at ALL" in out["warnings"][0] and "needs 7 replicas and the range has 4" in out["warnings"][0]
+    assert err.startswith("tcmcheck: warning: vacuous") and err.count("\n") == 1
+
+
+def test_an_ordinary_proof_carries_no_warning(capsys: pytest.CaptureFixture[str], ring: tuple[str, str]) -> None:
+    status, out, err = run(capsys, ring[0], "--ops", ring[1], "--read-cl", "ALL", "--write-cl", "ONE")
+    assert status == 0 and "warnings" not in out and err == ""
