@@ -101,7 +101,13 @@ class Placement:
             if k == len(bounds) or bounds[k] != t:
                 continue
             if len(bounds) == 1:
-                continue  # the last cut of a non-empty ring stays; the ring is whole anyway
+                if reads[0] or writes[0]:
+                    continue  # the last cut of a non-empty ring stays; the ring is whole anyway
+                # why: the last token owner left (a forced removal after replacing the only
+                # node): an ownerless ring has no cut at all, as from scratch
+                changed = True
+                del bounds[0], reads[0], writes[0]
+                continue
             nxt = (k + 1) % len(bounds)
             if reads[k] != reads[nxt] or writes[k] != writes[nxt]:
                 continue

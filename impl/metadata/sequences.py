@@ -116,7 +116,7 @@ def _prepare(
     replaced: str | None,
 ) -> Result:
     """Cassandra's Prepare* common part: plan, lock check, split; no state change (START sets
-    it) and no composition check (Cassandra has none; `impl.metadata.fixes` has the guard)."""
+    it) except a move's MOVING, which PrepareMove.execute sets (trunk 6bbe85ef); and no composition check (Cassandra has none; `impl.metadata.fixes` has the guard)."""
     target = _interned(target)
     transitions = {}
     locked: dict[str, tuple[tuple[int, int], ...]] = {}
@@ -150,8 +150,11 @@ def _prepare(
         merge=merge,
         locked=locked,
     )
+    directory = m.directory
+    if kind == MOVE:
+        directory = {**m.directory, node: evolve(m.directory[node], state=NodeState.MOVING)}
     return Accepted(
-        metadata=m.next(placements=placements, sequences={**m.sequences, node: seq}),
+        metadata=m.next(placements=placements, sequences={**m.sequences, node: seq}, directory=directory),
         kind=f"PREPARE_{'LEAVE' if kind == REMOVE else kind}",
     )
 
@@ -390,7 +393,8 @@ START_STATES = {
     MOVE: NodeState.MOVING,
     REPLACE: NodeState.BOOT_REPLACING,
 }
-"""Cassandra's StartJoin/StartLeave/StartMove/StartReplace set the node's state."""
+"""Cassandra's StartJoin/StartLeave/StartReplace set the node's state (a move's MOVING is set at
+PREPARE_MOVE already, as PrepareMove.execute does)."""
 
 _KIND_OF_STEP = {"JOIN": (JOIN,), "LEAVE": (LEAVE, REMOVE), "MOVE": (MOVE,), "REPLACE": (REPLACE,)}
 

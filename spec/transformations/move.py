@@ -28,9 +28,9 @@ class PrepareMove(Transformation):
         found = node_in_state(m, self.node, self.kind, NodeState.JOINED)
         if isinstance(found, Rejected):
             return found
-        # Cassandra's PrepareMove checks only the locks; token availability is the operator
-        # layer's (StorageService.move). Deviations: the JOINED check and tokens owned by
-        # another node, which a token map cannot represent.
+        # Cassandra's PrepareMove checks JOINED and the locks, and sets MOVING (steps.prepare);
+        # token availability is the operator layer's (StorageService.move). Deviation: tokens
+        # owned by another node, which a token map cannot represent.
         if (refused := busy(m, self.node) or tokens_representable(m, self.node, self.kind, self.tokens)):
             return refused
         return steps.prepare(m, node=self.node, op=MOVE, after=m.token_map.with_node_tokens(self.node, self.tokens),

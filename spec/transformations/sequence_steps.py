@@ -48,8 +48,9 @@ def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: Token
             replaced: NodeId | None = None) -> Result:
     """PREPARE_*: lock the affected ranges and cut the placements at the new tokens.
 
-    As in Cassandra (PrepareJoin, PrepareLeave, PrepareMove, PrepareReplace) the node's state does
-    not change here (START sets it), and no check that the deltas compose with those of other
+    As in Cassandra (PrepareJoin, PrepareLeave, PrepareReplace) the node's state does not change
+    here (START sets it) — except a move: Cassandra's PrepareMove.execute itself sets MOVING
+    (trunk 6bbe85ef, `withNodeState(nodeId, NodeState.MOVING)`), so PREPARE_MOVE does too. No check that the deltas compose with those of other
     sequences in flight: Cassandra has none (UniformRangePlacement.planFor*), so the at-rest
     invariant reports the NTS composition finding; `spec.fixes` keeps the guard as a fix.
     """
@@ -61,10 +62,13 @@ def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: Token
         kind=op, node=node, next_step=Step.START, tokens=new_tokens, replaced=replaced,
         deltas=deltas, affected=affected, prior_state=m.directory.node(node).state,
     )
+    directory = (m.directory.with_state(node, NodeState.MOVING) if op is OperationKind.MOVE
+                 else m.directory)
     return Success(m.next_epoch(
         placements=ownership.split(m.placements, new_tokens),
         locked_ranges=m.locked_ranges.lock(node, affected),
         in_progress=m.in_progress.with_sequence(seq),
+        directory=directory,
     ))
 
 
@@ -75,7 +79,8 @@ START_STATE = {
     OperationKind.MOVE: NodeState.MOVING,
     OperationKind.REPLACE: NodeState.BOOT_REPLACING,
 }
-"""The state START_* gives the node (Cassandra's StartJoin/StartLeave/StartMove/StartReplace)."""
+"""The state START_* gives the node (Cassandra's StartJoin/StartLeave/StartReplace; a move's
+MOVING is already set at PREPARE_MOVE, so START_MOVE's assignment changes nothing)."""
 
 
 def start(m: ClusterMetadata, node: NodeId, op: OperationKind) -> Result:

@@ -31,7 +31,7 @@ def base(doc: dict[str, Any] = RING) -> Metadata:
 def test_move_splits_at_the_new_token_and_merges_at_the_old_one() -> None:
     """Move: PREPARE splits at the new tokens; FINISH swaps tokens and merges at the old ones."""
     m = ok(base(RING4), {"kind": "PREPARE_MOVE", "node": "B", "tokens": [250]})
-    assert m.node_state("B").value == "JOINED"  # StartMove sets MOVING, not PrepareMove
+    assert m.node_state("B").value == "MOVING"  # PrepareMove.execute sets MOVING (trunk 6bbe85ef)
     assert (200, 250) in groups(m) and (100, 200) in groups(m)
     m = ok(m, steps("MOVE", "B")[0])
     assert m.node_state("B").value == "MOVING"
@@ -132,7 +132,9 @@ def test_disjoint_operations_interleave_and_end_at_rest() -> None:
 
 def test_a_node_runs_at_most_one_sequence() -> None:
     m = run(base(RING4), [{"kind": "PREPARE_MOVE", "node": "B", "tokens": [250]}])
-    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: a MOVE sequence is already in progress"
+    assert rejected(m, {"kind": "PREPARE_MOVE", "node": "B", "tokens": [260]}) == "B: a MOVE sequence is already in progress"
+    # PrepareMove set MOVING, and PrepareLeave wants JOINED (its own state check comes first)
+    assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: cannot leave from state MOVING"
     m = run(base(RING4), [register("X"), {"kind": "PREPARE_REPLACE", "node": "X", "replaced": "B"}])
     assert rejected(m, {"kind": "PREPARE_LEAVE", "node": "B"}) == "B: is being replaced by X"
 
@@ -247,3 +249,16 @@ def test_operations_whose_deltas_do_not_compose_end_off_the_natural_placement() 
     m = run(m, steps("REPLACE", "x1"))
     m = run(m, [leave, *steps("LEAVE", "x0")])
     assert at_rest_matches_scratch(m)
+
+
+def test_the_last_owner_forced_out_leaves_a_ring_with_no_cut() -> None:
+    """Replacing the only node (the replace-cms-member finding lets it) and then assassinating
+    the replacement empties the ring: the placement must be the ownerless one from scratch, not
+    a leftover cut at one of the old tokens (found by the placement property test's database)."""
+    one = {"nodes": [{"id": "n0", "dc": "dc1", "rack": "r1", "tokens": [-5000, -4999]}],
+           "keyspaces": [{"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 1}}]}
+    m = run(Metadata.from_topology(one), [register("x0"), {"kind": "PREPARE_REPLACE", "node": "x0", "replaced": "n0"},
+                                          *steps("REPLACE", "x0"), {"kind": "ASSASSINATE", "node": "x0"}])
+    assert m.token_map.tokens == ()
+    for p in m.placements.values():
+        assert (p.bounds, p.reads, p.writes) == ((), (), ())
