@@ -275,12 +275,72 @@ def search(
             return deepest.unknown(key, tuple(operations), size)
 
 
+def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool] | None:
+    """Which info ops some linearization may need; None if all (nothing to leave out).
+
+    An info op may also never take effect, so one that no ok op can observe is left out:
+    - one called after every ok op returned comes after them all in any linearization;
+    - for models that say what each op needs and produces (registers): an info op whose
+      produced state no ok op needs, nor a useful info op needs to take effect. Leaving it
+      out changes no state any op needs (the state at a point is the last effect before it,
+      and every effect that produced a needed state is kept, with the state it needed)."""
+    last_ok = -1
+    n_info = 0
+    for o in ops:
+        if o.ret is None:
+            n_info += 1
+        elif o.ret > last_ok:
+            last_ok = o.ret
+    if not n_info:
+        return None
+    useful = [o.ret is not None or o.call <= last_ok for o in ops]
+    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
+    if needs is not None and produces is not None and effect_needs is not None:
+        read_only = model.read_only
+        needed: set[Any] = set()
+        waiting: dict[Any, list[int]] = {}  # produced state -> info ops producing it
+        for j, o in enumerate(ops):
+            if o.ret is not None:
+                need = needs(o)
+                if need is None and (o.f in read_only or produces(o) is None):
+                    return _all_or_none(useful)  # an ok op that depends on the state otherwise
+                if need is not None:
+                    needed.add(need)
+            elif useful[j]:
+                result = produces(o)
+                if result is None:
+                    return _all_or_none(useful)  # its effect depends on the state (an append)
+                waiting.setdefault(result, []).append(j)
+        for candidates in waiting.values():
+            for j in candidates:
+                useful[j] = False
+        todo = list(needed)
+        while todo:
+            for j in waiting.pop(todo.pop(), ()):
+                useful[j] = True
+                need = effect_needs(ops[j])
+                if need is not None and need not in needed:
+                    needed.add(need)
+                    todo.append(need)
+    return _all_or_none(useful)
+
+
+def _all_or_none(useful: list[bool]) -> list[bool] | None:
+    return None if all(useful) else useful
+
+
 def _search(
-    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
+    model: SequentialModel, key: Hashable, every_op: tuple[Operation, ...], deepest: _Deepest
 ) -> Search:
+    ops = every_op
+    useful = _useful_info(model, ops)
+    left_out: list[Operation] = []
+    if useful is not None:
+        left_out = [o for o, u in zip(ops, useful) if not u]
+        ops = tuple(o for o, u in zip(ops, useful) if u)
     n = len(ops)
     if n == 0:
-        return PartitionResult(key=key, operations=ops, valid=True)
+        return _found(model, key, every_op, [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
     # Events in real-time order. Paired histories have distinct positions; should a call and
     # a return share one (ops built by hand), the call goes first: intervals are closed, so
@@ -551,31 +611,42 @@ def _search(
             break  # nothing left to try
     if found:
         order = [code[e] if e < size else info[e - size] for e, _ in stack]
-        states = [s for _, s in stack[1:]] + ([state] if stack else [])
+        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)])]
         # info ops never linearized took effect last (as good as never: nothing observes it)
-        for k, j in enumerate(info):
-            if not info_bits & info_bits_of[k]:
-                after = info_steps[k](state)
-                if after is not None:
-                    state = after
-                order.append(j)
-                states.append(state)
-        return PartitionResult(
-            key=key,
-            operations=ops,
-            valid=True,
-            linearization=tuple(ops[j].id for j in order),
-            states=tuple(states),
-            explored=entries,
-        )
+        unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
+        return _found(model, key, every_op, done, state, unused + left_out, entries)
     return PartitionResult(
         key=key,
-        operations=ops,
+        operations=every_op,
         valid=False,
         linearization=deepest.order,
         states=deepest.states,
         failing=deepest.failing,
         explored=entries,
+        stuck_at=furthest if furthest >= 0 else None,
+    )
+
+
+def _found(
+    model: SequentialModel,
+    key: Hashable,
+    ops: tuple[Operation, ...],
+    done: list[tuple[Operation, Any]],
+    state: Any,
+    unused: list[Operation],
+    entries: int,
+) -> PartitionResult:
+    """A linearization: `done` (op, state after), then the info ops it did not use, last."""
+    order = [o.id for o, _ in done]
+    states = [s for _, s in done]
+    for o in sorted(unused, key=lambda o: o.call):
+        after = model.step(state, o)
+        if after is not None:
+            state = after
+        order.append(o.id)
+        states.append(state)
+    return PartitionResult(
+        key=key, operations=ops, valid=True, linearization=tuple(order), states=tuple(states), explored=entries
     )
 
 
