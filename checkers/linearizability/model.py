@@ -70,6 +70,9 @@ class SequentialModel:
       has its effect (a cas: its expected value), None if it has it in every state (a write).
       With it, an info op whose effect no op can use is left out of the search (see
       `wgl._useful_info`): on histories with many timed-out writes of unread values, most.
+    - `may_lead(op, target)`: optional, for an op whose result depends on the state (kv's
+      append): False only if no state it leaves can lead to `target` (`leads_to`). With it,
+      `refute` finds stale reads without a search.
     - `leads_to(state, target)`: optional, sharper pruning for models whose ops build on the
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
@@ -91,6 +94,7 @@ class SequentialModel:
     produces: Callable[[Operation], Any] | None = None
     leads_to: Callable[[Any, Any], bool] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
+    may_lead: Callable[[Operation, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -197,6 +201,12 @@ def _produces(op: Operation) -> tuple[Any] | None:
     return None
 
 
+def _kv_may_lead(op: Operation, target: Any) -> bool:
+    """Can a state an append leaves lead to `target`? Only if its suffix occurs in it."""
+    value = target[0]
+    return op.f != "append" or (isinstance(value, str) and isinstance(op.input, str) and op.input in value)
+
+
 def _effect_needs(op: Operation) -> tuple[Any] | None:
     """The state a cas needs to swap, ok or not (registers and kv); a write swaps in any."""
     if op.f == "cas":
@@ -298,6 +308,7 @@ KV = SequentialModel(
     reaches=_reaches,
     leads_to=_kv_leads_to,
     effect_needs=_effect_needs,
+    may_lead=_kv_may_lead,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

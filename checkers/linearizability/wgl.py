@@ -41,6 +41,7 @@ from attrs import evolve
 
 from checkers.linearizability.history import Op, Operation, pair, unpair
 from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.refute import refute
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     LINEARIZABLE,
@@ -97,6 +98,20 @@ class _Deepest:
     def states(self) -> tuple[Any, ...]:
         frames = self.frames
         return tuple(s for _, s in frames[1:]) + ((self.last,) if frames else ())
+
+    def refuted(
+        self, key: Hashable, ops: tuple[Operation, ...], explored: int, shown_by: tuple[Operation, ...]
+    ) -> PartitionResult:
+        return PartitionResult(
+            key=key,
+            operations=ops,
+            valid=False,
+            linearization=self.order,
+            states=self.states,
+            failing=shown_by[0].id,
+            explored=explored,
+            refutation=tuple(o.id for o in shown_by),
+        )
 
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(
@@ -193,6 +208,7 @@ def _check(
             i: _search(model, parts[i][0], parts[i][1], deepest[i]) for i in pending
         }
         sizes: dict[int, int] = dict.fromkeys(searches, 0)
+        unrefuted = set(searches)
         while searches and failed is None and unknown_cause is None:
             for i in list(searches):
                 try:
@@ -205,6 +221,16 @@ def _check(
                         failed = i
                         break
                     continue
+                if i in unrefuted:
+                    # A search that does not end within its first slice may be a long one:
+                    # a violation that needs no search ends it now (and the check).
+                    unrefuted.discard(i)
+                    shown_by = refute(model, parts[i][1])
+                    if shown_by is not None:
+                        searches.pop(i).close()
+                        results[i] = deepest[i].refuted(parts[i][0], parts[i][1], sizes.pop(i), shown_by)
+                        failed = i
+                        break
                 held = sum(sizes.values())
                 if deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > deadline:
                     unknown_cause = TIMEOUT
@@ -281,9 +307,10 @@ def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool]
     An info op may also never take effect, so one that no ok op can observe is left out:
     - one called after every ok op returned comes after them all in any linearization;
     - for models that say what each op needs and produces (registers): an info op whose
-      produced state no ok op needs, nor a useful info op needs to take effect. Leaving it
-      out changes no state any op needs (the state at a point is the last effect before it,
-      and every effect that produced a needed state is kept, with the state it needed)."""
+      produced state no ok op returning after its call needs, nor a useful info op needs to
+      take effect. Leaving it out changes no state any op needs (the state an op sees is the
+      last effect before it, which comes from an op called before it returns; and every effect
+      that may produce a needed state is kept, with the state it needs)."""
     last_ok = -1
     n_info = 0
     for o in ops:
@@ -297,15 +324,15 @@ def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool]
     needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
     if needs is not None and produces is not None and effect_needs is not None:
         read_only = model.read_only
-        needed: set[Any] = set()
+        needed: dict[Any, float] = {}  # a state ok ops need -> the latest return of one
         waiting: dict[Any, list[int]] = {}  # produced state -> info ops producing it
         for j, o in enumerate(ops):
             if o.ret is not None:
                 need = needs(o)
                 if need is None and (o.f in read_only or produces(o) is None):
                     return _all_or_none(useful)  # an ok op that depends on the state otherwise
-                if need is not None:
-                    needed.add(need)
+                if need is not None and needed.get(need, -1) < o.ret:
+                    needed[need] = o.ret
             elif useful[j]:
                 result = produces(o)
                 if result is None:
@@ -316,13 +343,21 @@ def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool]
                 useful[j] = False
         todo = list(needed)
         while todo:
-            for j in waiting.pop(todo.pop(), ()):
+            state = todo.pop()
+            until = needed[state]
+            for j in waiting.get(state, ()):
+                if useful[j] or ops[j].call > until:
+                    continue
                 useful[j] = True
                 need = effect_needs(ops[j])
-                if need is not None and need not in needed:
-                    needed.add(need)
+                if need is not None and needed.get(need) != _FOREVER:
+                    # an info op may take effect at any time after its call
+                    needed[need] = _FOREVER
                     todo.append(need)
     return _all_or_none(useful)
+
+
+_FOREVER = float("inf")
 
 
 def _all_or_none(useful: list[bool]) -> list[bool] | None:
@@ -781,6 +816,12 @@ def _violation(
         previous_ok = max(before, key=lambda o: o.ret or 0, default=None)
     window: tuple[Operation, ...] = part.operations
     minimal = False
+    shown_by = part.refutation
+    if minimize and not shown_by and part.failing is not None:
+        # A refutation of the same failing op gives the window's few candidates at once.
+        refuted = refute(model, part.operations)
+        if refuted is not None and refuted[0].id == part.failing:
+            shown_by = tuple(o.id for o in refuted)
     if minimize:
         window, minimal = shrink(
             model,
@@ -789,6 +830,7 @@ def _violation(
             max_cache=max_cache,
             stuck_at=part.stuck_at,
             failing=part.failing,
+            shown_by=shown_by,
         )
     return LinearizabilityEvidence(
         model=model.name,
@@ -833,7 +875,9 @@ class _Work:
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
-            answer = self.known[trial] = self._search(model, kept)
+            # a stale read needs no search (the search would try every order before it)
+            answer = refute(model, kept) is not None or self._search(model, kept)
+            self.known[trial] = answer
         return answer
 
     def _search(self, model: SequentialModel, kept: list[Operation]) -> bool:
@@ -881,6 +925,7 @@ def shrink(
     max_cache: int,
     stuck_at: int | None = None,
     failing: int | None = None,
+    shown_by: Sequence[int] = (),
 ) -> tuple[tuple[Operation, ...], bool]:
     """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
@@ -899,9 +944,20 @@ def shrink(
     many), preferring the ops nearest the `failing` op, which it tries first.
     Every trial is a search bounded in memo entries (`SHRINK_TRIAL_STATES`, all trials
     together `SHRINK_STATES`), so the window does not depend on the machine's speed; if a trial
-    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net."""
+    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net.
+
+    A violation `shown_by` a refutation (`refute`) needs neither step in full: the history up
+    to the return of its failing op fails, and so do the refutation's ops with every other op
+    relaxed, so QuickXplain picks the window among those few ops (still 1-minimal: relaxing
+    any one more op of it passes; only which minimal window is found differs)."""
     ops = tuple(operations)
     work = _Work(deadline, max_cache)
+    if shown_by:
+        by_id = {o.id: o for o in ops}
+        failing_ret = by_id[shown_by[0]].ret
+        assert failing_ret is not None  # refute names ok ops only
+        cut = truncate(ops, failing_ret)
+        return _explain(model, cut, work, [by_id[i] for i in shown_by], cut)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
     if stuck_at is not None and stuck_at in cuts:
@@ -919,6 +975,32 @@ def shrink(
         candidate = truncate(ops, cuts[lo])
         if work.fails(model, candidate):
             ops = candidate
+    # The failing op first, then the ops that produce or need the state it needs, then the
+    # others, each group nearest to the failure in time first: trials then keep few states
+    # alive (info ops producing no needed state leave the search) and QuickXplain's first
+    # backgrounds already fail more often.
+    need = None
+    if model.needs is not None and failing is not None:
+        need = next((model.needs(o) for o in ops if o.id == failing), None)
+
+    def related(o: Operation) -> bool:
+        if need is None or o.f in model.read_only and o.ret is None:
+            return False
+        produced = None if model.produces is None or o.f in model.read_only else model.produces(o)
+        return produced == need or (o.ret is not None and model.needs(o) == need)  # type: ignore[misc]
+
+    by_relation = sorted(ops, key=lambda o: (o.id != failing, not related(o), -o.call))
+    return _explain(model, ops, work, by_relation, ops)
+
+
+def _explain(
+    model: SequentialModel,
+    ops: tuple[Operation, ...],
+    work: _Work,
+    candidates: list[Operation],
+    fallback: tuple[Operation, ...],
+) -> tuple[tuple[Operation, ...], bool]:
+    """QuickXplain over `candidates` (ops of `ops`, which fails); `fallback` if undecided."""
     relaxed_op = _Relaxed()
 
     def fails_with(kept: set[int]) -> bool:
@@ -939,12 +1021,9 @@ def shrink(
         needed_first = explain(kept | {o.id for o in needed_second}, bool(needed_second), first)
         return needed_first + needed_second
 
-    # Candidates closest to the failure first: the window then explains it with the ops
-    # nearest to it in time, the failing op first of all.
-    by_time = sorted(ops, key=lambda o: (o.id != failing, -o.call))
-    window = explain(set(), False, by_time) if ops else []
+    window = explain(set(), False, candidates) if candidates else []
     kept_ids = {o.id for o in window}
     if not window or work.undecided or not fails_with(kept_ids):
-        # a trial ran out of its budget: keep the prefix, which is known to fail
-        return ops, len(ops) <= 1
+        # a trial ran out of its budget: keep what is known to fail
+        return fallback, len(fallback) <= 1
     return tuple(o for o in ops if o.id in kept_ids), True
