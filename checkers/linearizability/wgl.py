@@ -414,8 +414,9 @@ def _search(
             code[pos] = j
             call_entry[j] = pos
     n_info = len(info)
-    steps = [model.stepper(o) for o in ops]
-    bits = [1 << j for j in range(n)]
+    compile_op = model.compile_op
+    steps = [compile_op(o) for o in ops] if compile_op is not None else [model.stepper(o) for o in ops]
+    bits = _bits(n)
     info_steps = [steps[j] for j in info]
     info_bits_of = [bits[j] for j in info]
     # Two info ops alike (same f, key and input) are interchangeable once both are called:
@@ -662,6 +663,16 @@ def _search(
     )
 
 
+_BITS: list[int] = [1 << j for j in range(256)]
+
+
+def _bits(n: int) -> list[int]:
+    """[1 << j for j in range(n)], from a list kept for the purpose."""
+    while len(_BITS) < n:
+        _BITS.extend(1 << j for j in range(len(_BITS), 2 * len(_BITS)))
+    return _BITS[:n]
+
+
 def _found(
     model: SequentialModel,
     key: Hashable,
@@ -895,19 +906,6 @@ def _as_info(o: Operation) -> Operation:
     return o if o.ret is None else evolve(o, ret=None, output=None, ret_time=None)
 
 
-class _Relaxed(dict[int, Operation]):
-    """Each op relaxed to unknown outcome once, however many trials relax it."""
-
-    def __missing__(self, key: int) -> Operation:
-        raise KeyError(key)
-
-    def of(self, o: Operation) -> Operation:
-        relaxed = self.get(o.id)
-        if relaxed is None:
-            relaxed = self[o.id] = _as_info(o)
-        return relaxed
-
-
 def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
     """The history up to event position `cut`: later ops vanish, ops still open become info."""
     return tuple(
@@ -989,7 +987,8 @@ def shrink(
         produced = None if model.produces is None or o.f in model.read_only else model.produces(o)
         return produced == need or (o.ret is not None and model.needs(o) == need)  # type: ignore[misc]
 
-    by_relation = sorted(ops, key=lambda o: (o.id != failing, not related(o), -o.call))
+    # (ops of unknown outcome are relaxed already: never candidates)
+    by_relation = sorted((o for o in ops if o.ret is not None), key=lambda o: (o.id != failing, not related(o), -o.call))
     return _explain(model, ops, work, by_relation, ops)
 
 
@@ -1001,12 +1000,25 @@ def _explain(
     fallback: tuple[Operation, ...],
 ) -> tuple[tuple[Operation, ...], bool]:
     """QuickXplain over `candidates` (ops of `ops`, which fails); `fallback` if undecided."""
-    relaxed_op = _Relaxed()
+    read_only = model.read_only
+    relaxed = [(o, None if o.f in read_only else _as_info(o)) for o in ops]
+    answers: dict[frozenset[int], bool] = {}
 
     def fails_with(kept: set[int]) -> bool:
-        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?"""
-        trial = [o if o.id in kept else relaxed_op.of(o) for o in ops if o.id in kept or o.f not in model.read_only]
-        return work.fails(model, trial)
+        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?
+        Relaxed ops called after every kept op returned are left out too: they come after
+        them all in any order, and may never take effect."""
+        asked = frozenset(kept)
+        answer = answers.get(asked)
+        if answer is None:
+            last = max((o.ret for o in ops if o.ret is not None and o.id in asked), default=-1)
+            trial = [
+                o if o.id in asked else r
+                for o, r in relaxed
+                if o.id in asked or (r is not None and o.call <= last)
+            ]
+            answer = answers[asked] = work.fails(model, trial)
+        return answer
 
     def explain(kept: set[int], fresh: bool, candidates: list[Operation]) -> list[Operation]:
         """QuickXplain: the ops of `candidates` that a failure needs besides `kept`, preferring
