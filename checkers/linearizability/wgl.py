@@ -371,8 +371,8 @@ def _search(
     useful = _useful_info(model, ops)
     left_out: list[Operation] = []
     if useful is not None:
-        left_out = [o for o, u in zip(ops, useful) if not u]
-        ops = tuple(o for o, u in zip(ops, useful) if u)
+        left_out = [o for o, u in zip(ops, useful, strict=True) if not u]
+        ops = tuple(o for o, u in zip(ops, useful, strict=True) if u)
     n = len(ops)
     if n == 0:
         return _found(model, key, every_op, [], model.init, left_out, 0)
@@ -647,7 +647,7 @@ def _search(
             break  # nothing left to try
     if found:
         order = [code[e] if e < size else info[e - size] for e, _ in stack]
-        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)])]
+        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)], strict=True)]
         # info ops never linearized took effect last (as good as never: nothing observes it)
         unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
         return _found(model, key, every_op, done, state, unused + left_out, entries)
@@ -1012,11 +1012,12 @@ def _explain(
         answer = answers.get(asked)
         if answer is None:
             last = max((o.ret for o in ops if o.ret is not None and o.id in asked), default=-1)
-            trial = [
-                o if o.id in asked else r
-                for o, r in relaxed
-                if o.id in asked or (r is not None and o.call <= last)
-            ]
+            trial: list[Operation] = []
+            for o, r in relaxed:
+                if o.id in asked:
+                    trial.append(o)
+                elif r is not None and o.call <= last:
+                    trial.append(r)
             answer = answers[asked] = work.fails(model, trial)
         return answer
 
