@@ -71,8 +71,9 @@ class SequentialModel:
       With it, an info op whose effect no op can use is left out of the search (see
       `wgl._useful_info`): on histories with many timed-out writes of unread values, most.
     - `may_lead(op, target)`: optional, for an op whose result depends on the state (kv's
-      append): False only if no state it leaves can lead to `target` (`leads_to`). With it,
-      `refute` finds stale reads without a search.
+      append, which must accept every state): False only if no state it leaves can lead to
+      `target` (`leads_to`). With it, `refute` finds stale reads without a search, and info
+      ops whose effect no op can use leave the search.
     - `leads_to(state, target)`: optional, sharper pruning for models whose ops build on the
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is

@@ -322,6 +322,8 @@ def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool]
         return None
     useful = [o.ret is not None or o.call <= last_ok for o in ops]
     needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
+    if needs is not None and produces is not None and effect_needs is not None and model.leads_to is not None:
+        return _useful_info_leading(model, ops, useful)
     if needs is not None and produces is not None and effect_needs is not None:
         read_only = model.read_only
         needed: dict[Any, float] = {}  # a state ok ops need -> the latest return of one
@@ -358,6 +360,52 @@ def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool]
 
 
 _FOREVER = float("inf")
+
+
+def _useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful: list[bool]) -> list[bool] | None:
+    """`_useful_info` for models whose ops build on the state (kv's append): an info op is kept
+    if the state it leaves may lead (`leads_to`, `may_lead`) to one an ok op returning after its
+    call needs, or a useful info op needs to take effect. One left out leaves a state from which
+    no needed one is reached before a fixed result (a put) replaces it, and the ops in between
+    accept any state, so nothing any op needs changes."""
+    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
+    leads_to, may_lead = model.leads_to, model.may_lead
+    assert needs is not None and produces is not None and effect_needs is not None and leads_to is not None
+    if may_lead is None:
+        return _all_or_none(useful)
+    needed: dict[Any, float] = {}
+    candidates: list[int] = []
+    for j, o in enumerate(ops):
+        if o.ret is not None:
+            need = needs(o)
+            if need is None:
+                if o.f in model.read_only:
+                    return _all_or_none(useful)
+                continue  # a put or an append: accepts any state
+            if needed.get(need, -1) < o.ret:
+                needed[need] = o.ret
+        elif useful[j]:
+            candidates.append(j)
+            useful[j] = False
+    changed = True
+    while changed:
+        changed = False
+        for j in candidates:
+            if useful[j]:
+                continue
+            o = ops[j]
+            result = produces(o)
+            for need, until in needed.items():
+                if until >= o.call and (leads_to(result, need) if result is not None else may_lead(o, need)):
+                    useful[j] = True
+                    break
+            else:
+                continue
+            enabling = effect_needs(o)
+            if enabling is not None and needed.get(enabling) != _FOREVER:
+                needed[enabling] = _FOREVER  # an info op may take effect at any time after its call
+                changed = True
+    return _all_or_none(useful)
 
 
 def _all_or_none(useful: list[bool]) -> list[bool] | None:
