@@ -934,6 +934,9 @@ class _Work:
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
+            useful = _useful_info(model, kept)
+            if useful is not None:  # (and so neither the refutation nor the search sees them)
+                kept = [o for o, u in zip(kept, useful, strict=True) if u]
             # a stale read needs no search (the search would try every order before it)
             answer = refute(model, kept) is not None or self._search(model, kept)
             self.known[trial] = answer
