@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -68,10 +69,12 @@ def main() -> None:
     corpus = args.corpus or args.porcupine / "test_data"
     rounds = []
     for _ in range(args.rounds):
+        load = os.getloadavg()[0]
         rounds.append({
             "porcupine": porcupine(args.porcupine, None, args.benchtime),
             "porcupine_cpu1": porcupine(args.porcupine, 1, args.benchtime),
             "tcmcheck": ours(corpus, args.repeat),
+            "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],  # (1 min) at start, end
         })
 
     def med(who: str, key: str, sub: str | None = None) -> float:
@@ -86,6 +89,8 @@ def main() -> None:
         print(f"{label:18} {a:10.4g} {b:10.4g} {a / b:6.2f} {c:13.4g} {a / c:6.2f}")
     ev = med("tcmcheck", "etcd_evidence_total_s")
     print(f"etcd evidence (s)  {ev:10.4g}   ({ev / med('tcmcheck', 'etcd_total_s'):.1f}x our verdicts)")
+    loads = [x for r in rounds for x in r["load_average"]]  # type: ignore[union-attr]
+    print(f"load average (1 min) during the rounds: {min(loads):.1f}-{max(loads):.1f}")
     print(json.dumps(rounds))
 
 
