@@ -9,8 +9,16 @@ from __future__ import annotations
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from checkers.linearizability import CAS_REGISTER, KV, MODELS, REGISTER, check, pair, with_initial
-from checkers.linearizability import wgl
+from checkers.linearizability import (
+    CAS_REGISTER,
+    KV,
+    MODELS,
+    REGISTER,
+    check,
+    pair,
+    wgl,
+    with_initial,
+)
 from checkers.linearizability.history import Op, info, invoke, ok
 from checkers.linearizability.refute import refute
 from checkers.linearizability.wgl import _as_info, _useful_info, partition
