@@ -94,6 +94,8 @@ def main() -> None:
         print(f"{label:18} {a:10.4g} {b:10.4g} {a / b:6.2f} {c:13.4g} {a / c:6.2f}")
     ev = med("tcmcheck", "etcd_evidence_total_s")
     print(f"etcd evidence (s)  {ev:10.4g}   ({ev / med('tcmcheck', 'etcd_total_s'):.1f}x our verdicts)")
+    ev_cpu, v_cpu = med("tcmcheck", "etcd_evidence_total_cpu_s"), med("tcmcheck", "etcd_total_cpu_s")
+    print(f"  in CPU time      {ev_cpu:10.4g}   ({ev_cpu / v_cpu:.1f}x our verdicts, {v_cpu:.4g} s)")
     print(f"load average (1 min) during the rounds: {min(loads):.1f}-{max(loads):.1f}")
     print(json.dumps(rounds))
 
