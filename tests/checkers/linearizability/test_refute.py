@@ -28,7 +28,7 @@ from tests.checkers.linearizability.strategies import histories
 _MODELS = st.sampled_from(("register", "cas-register", "kv"))
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(_MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=8, processes=5))))
 def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(case: tuple) -> None:
     name, history = case
@@ -44,7 +44,7 @@ def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(ca
         assert brute_force_operations(model, relaxed) is False
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(_MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=8, processes=5))))
 def test_leaving_out_unobserved_timed_out_ops_keeps_the_verdict(case: tuple) -> None:
     name, history = case
