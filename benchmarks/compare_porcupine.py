@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 KV_NAMES = {
@@ -66,19 +68,25 @@ def main() -> None:
     if not (args.porcupine / "porcupine_test.go").is_file():
         parser.error(f"{args.porcupine} is not a Porcupine checkout (no porcupine_test.go)")
     corpus = args.corpus or args.porcupine / "test_data"
-    rounds = []
+    rounds: list[dict[str, Any]] = []
+    loads: list[float] = []
     for _ in range(args.rounds):
+        loads.append(os.getloadavg()[0])
         rounds.append({
             "porcupine": porcupine(args.porcupine, None, args.benchtime),
             "porcupine_cpu1": porcupine(args.porcupine, 1, args.benchtime),
             "tcmcheck": ours(corpus, args.repeat),
         })
+        loads.append(os.getloadavg()[0])
+        rounds[-1]["load_average"] = [round(x, 2) for x in loads[-2:]]  # (1 min) at start and end
 
     def med(who: str, key: str, sub: str | None = None) -> float:
-        values = [float(r[who][key][sub] if sub else r[who][key]) for r in rounds]  # type: ignore[index]
+        values = [float(r[who][key][sub] if sub else r[who][key]) for r in rounds]
         return statistics.median(values)
 
-    rows = [("etcd total (s)", "etcd_total_s", None), ("etcd worst (ms)", "etcd_worst_ms", None)]
+    rows: list[tuple[str, str, str | None]] = [
+        ("etcd total (s)", "etcd_total_s", None), ("etcd worst (ms)", "etcd_worst_ms", None)
+    ]
     rows += [(f"kv {n} (ms)", "kv", n) for n in KV_NAMES.values()]
     print(f"{'':18} {'tcmcheck':>10} {'Porcupine':>10} {'ratio':>6} {'Porc. -cpu 1':>13} {'ratio':>6}")
     for label, key, sub in rows:
@@ -86,6 +94,9 @@ def main() -> None:
         print(f"{label:18} {a:10.4g} {b:10.4g} {a / b:6.2f} {c:13.4g} {a / c:6.2f}")
     ev = med("tcmcheck", "etcd_evidence_total_s")
     print(f"etcd evidence (s)  {ev:10.4g}   ({ev / med('tcmcheck', 'etcd_total_s'):.1f}x our verdicts)")
+    ev_cpu, v_cpu = med("tcmcheck", "etcd_evidence_total_cpu_s"), med("tcmcheck", "etcd_total_cpu_s")
+    print(f"  in CPU time      {ev_cpu:10.4g}   ({ev_cpu / v_cpu:.1f}x our verdicts, {v_cpu:.4g} s)")
+    print(f"load average (1 min) during the rounds: {min(loads):.1f}-{max(loads):.1f}")
     print(json.dumps(rounds))
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from checkers.linearizability.frozen import freeze
+from checkers.linearizability.frozen import _SCALARS, freeze
 
 EventType = Literal["invoke", "ok", "fail", "info"]
 EVENT_TYPES: frozenset[str] = frozenset({"invoke", "ok", "fail", "info"})
@@ -125,21 +125,34 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
     for ci, call in open_calls.values():
         done.append((ci, call, None, None))
     done.sort(key=lambda d: d[0])
-    return tuple(
-        Operation(
-            id=n,
-            process=call.process,
-            f=call.f,
-            key=call.key,
-            input=freeze(call.value),
-            output=None if comp is None else freeze(comp.value),
-            call=ci,
-            ret=ri,
-            call_time=call.time,
-            ret_time=None if comp is None else comp.time,
+    operations = []
+    scalar = _SCALARS
+    for n, (ci, call, comp, ri) in enumerate(done):
+        value = call.value
+        if type(value) not in scalar:
+            value = freeze(value)
+        if comp is None:
+            output = ret_time = None
+        else:
+            output = comp.value
+            if type(output) not in scalar:
+                output = freeze(output)
+            ret_time = comp.time
+        operations.append(
+            Operation(
+                id=n,
+                process=call.process,
+                f=call.f,
+                key=call.key,
+                input=value,
+                output=output,
+                call=ci,
+                ret=ri,
+                call_time=call.time,
+                ret_time=ret_time,
+            )
         )
-        for n, (ci, call, comp, ri) in enumerate(done)
-    )
+    return tuple(operations)
 
 
 def unpair(operations: Sequence[Operation]) -> tuple[Op, ...]:

@@ -66,6 +66,14 @@ class SequentialModel:
       turn another state into `state`. With them, the search abandons a configuration as soon
       as an op that must still be linearized needs a state no op left can produce: on
       unique-value histories most dead ends end there.
+    - `effect_needs(op)`: optional, with `needs` and `produces`: the one state in which `op`
+      has its effect (a cas: its expected value), None if it has it in every state (a write).
+      With it, an info op whose effect no op can use is left out of the search (see
+      `wgl._useful_info`): on histories with many timed-out writes of unread values, most.
+    - `may_lead(op, target)`: optional, for an op whose result depends on the state (kv's
+      append, which must accept every state): False only if no state it leaves can lead to
+      `target` (`leads_to`). With it, `refute` finds stale reads without a search, and info
+      ops whose effect no op can use leave the search.
     - `leads_to(state, target)`: optional, sharper pruning for models whose ops build on the
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
@@ -86,6 +94,8 @@ class SequentialModel:
     reaches: Callable[[Operation, Any], bool] | None = None
     produces: Callable[[Operation], Any] | None = None
     leads_to: Callable[[Any, Any], bool] | None = None
+    effect_needs: Callable[[Operation], Any] | None = None
+    may_lead: Callable[[Operation, Any], bool] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -192,6 +202,19 @@ def _produces(op: Operation) -> tuple[Any] | None:
     return None
 
 
+def _kv_may_lead(op: Operation, target: Any) -> bool:
+    """Can a state an append leaves lead to `target`? Only if its suffix occurs in it."""
+    value = target[0]
+    return op.f != "append" or (isinstance(value, str) and isinstance(op.input, str) and op.input in value)
+
+
+def _effect_needs(op: Operation) -> tuple[Any] | None:
+    """The state a cas needs to swap, ok or not (registers and kv); a write swaps in any."""
+    if op.f == "cas":
+        return (op.input[0],)
+    return None
+
+
 def _kv_leads_to(state: Any, target: Any) -> bool:
     """May appends alone turn `state` into `target`? (kv: only if it is a prefix of it)"""
     current, value = state[0], target[0]
@@ -232,6 +255,7 @@ REGISTER = SequentialModel(
     needs=_needs,
     produces=_produces,
     reaches=_reaches,
+    effect_needs=_effect_needs,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
 
@@ -247,6 +271,7 @@ CAS_REGISTER = SequentialModel(
     needs=_needs,
     produces=_produces,
     reaches=_reaches,
+    effect_needs=_effect_needs,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
 
@@ -283,6 +308,8 @@ KV = SequentialModel(
     produces=_produces,
     reaches=_reaches,
     leads_to=_kv_leads_to,
+    effect_needs=_effect_needs,
+    may_lead=_kv_may_lead,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

@@ -43,6 +43,11 @@ class PartitionResult:
     """For a violation found by the search: the latest return (event position) some
     configuration could not pass. Every op returning earlier was linearized by some order, so
     the shortest failing prefix of the history ends there or later (evidence starts there)."""
+    refutation: tuple[int, ...] = ()
+    """For a violation shown without finishing the search (`refute`): the op ids that show it,
+    `failing` first, then the op that spoils the state it needs, then the ops that could have
+    repaired that state but returned too early. `linearization` is then the longest found by
+    the search before it was stopped."""
 
 
 @frozen(kw_only=True)

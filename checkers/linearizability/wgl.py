@@ -41,6 +41,7 @@ from attrs import evolve
 
 from checkers.linearizability.history import Op, Operation, pair, unpair
 from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.refute import refute
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     LINEARIZABLE,
@@ -97,6 +98,20 @@ class _Deepest:
     def states(self) -> tuple[Any, ...]:
         frames = self.frames
         return tuple(s for _, s in frames[1:]) + ((self.last,) if frames else ())
+
+    def refuted(
+        self, key: Hashable, ops: tuple[Operation, ...], explored: int, shown_by: tuple[Operation, ...]
+    ) -> PartitionResult:
+        return PartitionResult(
+            key=key,
+            operations=ops,
+            valid=False,
+            linearization=self.order,
+            states=self.states,
+            failing=shown_by[0].id,
+            explored=explored,
+            refutation=tuple(o.id for o in shown_by),
+        )
 
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(
@@ -193,6 +208,7 @@ def _check(
             i: _search(model, parts[i][0], parts[i][1], deepest[i]) for i in pending
         }
         sizes: dict[int, int] = dict.fromkeys(searches, 0)
+        unrefuted = set(searches)
         while searches and failed is None and unknown_cause is None:
             for i in list(searches):
                 try:
@@ -205,6 +221,16 @@ def _check(
                         failed = i
                         break
                     continue
+                if i in unrefuted:
+                    # A search that does not end within its first slice may be a long one:
+                    # a violation that needs no search ends it now (and the check).
+                    unrefuted.discard(i)
+                    shown_by = refute(model, parts[i][1])
+                    if shown_by is not None:
+                        searches.pop(i).close()
+                        results[i] = deepest[i].refuted(parts[i][0], parts[i][1], sizes.pop(i), shown_by)
+                        failed = i
+                        break
                 held = sum(sizes.values())
                 if deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > deadline:
                     unknown_cause = TIMEOUT
@@ -275,12 +301,129 @@ def search(
             return deepest.unknown(key, tuple(operations), size)
 
 
+def _useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool] | None:
+    """Which info ops some linearization may need; None if all (nothing to leave out).
+
+    An info op may also never take effect, so one that no ok op can observe is left out:
+    - one called after every ok op returned comes after them all in any linearization;
+    - for models that say what each op needs and produces (registers): an info op whose
+      produced state no ok op returning after its call needs, nor a useful info op needs to
+      take effect. Leaving it out changes no state any op needs (the state an op sees is the
+      last effect before it, which comes from an op called before it returns; and every effect
+      that may produce a needed state is kept, with the state it needs)."""
+    last_ok = -1
+    n_info = 0
+    for o in ops:
+        if o.ret is None:
+            n_info += 1
+        elif o.ret > last_ok:
+            last_ok = o.ret
+    if not n_info:
+        return None
+    useful = [o.ret is not None or o.call <= last_ok for o in ops]
+    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
+    if needs is not None and produces is not None and effect_needs is not None and model.leads_to is not None:
+        return _useful_info_leading(model, ops, useful)
+    if needs is not None and produces is not None and effect_needs is not None:
+        read_only = model.read_only
+        needed: dict[Any, float] = {}  # a state ok ops need -> the latest return of one
+        waiting: dict[Any, list[int]] = {}  # produced state -> info ops producing it
+        for j, o in enumerate(ops):
+            if o.ret is not None:
+                need = needs(o)
+                if need is None and (o.f in read_only or produces(o) is None):
+                    return _all_or_none(useful)  # an ok op that depends on the state otherwise
+                if need is not None and needed.get(need, -1) < o.ret:
+                    needed[need] = o.ret
+            elif useful[j]:
+                result = produces(o)
+                if result is None:
+                    return _all_or_none(useful)  # its effect depends on the state (an append)
+                waiting.setdefault(result, []).append(j)
+        for candidates in waiting.values():
+            for j in candidates:
+                useful[j] = False
+        todo = list(needed)
+        while todo:
+            state = todo.pop()
+            until = needed[state]
+            for j in waiting.get(state, ()):
+                if useful[j] or ops[j].call > until:
+                    continue
+                useful[j] = True
+                need = effect_needs(ops[j])
+                if need is not None and needed.get(need) != _FOREVER:
+                    # an info op may take effect at any time after its call
+                    needed[need] = _FOREVER
+                    todo.append(need)
+    return _all_or_none(useful)
+
+
+_FOREVER = float("inf")
+
+
+def _useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful: list[bool]) -> list[bool] | None:
+    """`_useful_info` for models whose ops build on the state (kv's append): an info op is kept
+    if the state it leaves may lead (`leads_to`, `may_lead`) to one an ok op returning after its
+    call needs, or a useful info op needs to take effect. One left out leaves a state from which
+    no needed one is reached before a fixed result (a put) replaces it, and the ops in between
+    accept any state, so nothing any op needs changes."""
+    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
+    leads_to, may_lead = model.leads_to, model.may_lead
+    assert needs is not None and produces is not None and effect_needs is not None and leads_to is not None
+    if may_lead is None:
+        return _all_or_none(useful)
+    needed: dict[Any, float] = {}
+    candidates: list[int] = []
+    for j, o in enumerate(ops):
+        if o.ret is not None:
+            need = needs(o)
+            if need is None:
+                if o.f in model.read_only:
+                    return _all_or_none(useful)
+                continue  # a put or an append: accepts any state
+            if needed.get(need, -1) < o.ret:
+                needed[need] = o.ret
+        elif useful[j]:
+            candidates.append(j)
+            useful[j] = False
+    changed = True
+    while changed:
+        changed = False
+        for j in candidates:
+            if useful[j]:
+                continue
+            o = ops[j]
+            result = produces(o)
+            for need, until in needed.items():
+                if until >= o.call and (leads_to(result, need) if result is not None else may_lead(o, need)):
+                    useful[j] = True
+                    break
+            else:
+                continue
+            enabling = effect_needs(o)
+            if enabling is not None and needed.get(enabling) != _FOREVER:
+                needed[enabling] = _FOREVER  # an info op may take effect at any time after its call
+                changed = True
+    return _all_or_none(useful)
+
+
+def _all_or_none(useful: list[bool]) -> list[bool] | None:
+    return None if all(useful) else useful
+
+
 def _search(
-    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
+    model: SequentialModel, key: Hashable, every_op: tuple[Operation, ...], deepest: _Deepest
 ) -> Search:
+    ops = every_op
+    useful = _useful_info(model, ops)
+    left_out: list[Operation] = []
+    if useful is not None:
+        left_out = [o for o, u in zip(ops, useful, strict=True) if not u]
+        ops = tuple(o for o, u in zip(ops, useful, strict=True) if u)
     n = len(ops)
     if n == 0:
-        return PartitionResult(key=key, operations=ops, valid=True)
+        return _found(model, key, every_op, [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
     # Events in real-time order. Paired histories have distinct positions; should a call and
     # a return share one (ops built by hand), the call goes first: intervals are closed, so
@@ -319,8 +462,9 @@ def _search(
             code[pos] = j
             call_entry[j] = pos
     n_info = len(info)
-    steps = [model.stepper(o) for o in ops]
-    bits = [1 << j for j in range(n)]
+    compile_op = model.compile_op
+    steps = [compile_op(o) for o in ops] if compile_op is not None else [model.stepper(o) for o in ops]
+    bits = _bits(n)
     info_steps = [steps[j] for j in info]
     info_bits_of = [bits[j] for j in info]
     # Two info ops alike (same f, key and input) are interchangeable once both are called:
@@ -551,31 +695,52 @@ def _search(
             break  # nothing left to try
     if found:
         order = [code[e] if e < size else info[e - size] for e, _ in stack]
-        states = [s for _, s in stack[1:]] + ([state] if stack else [])
+        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)], strict=True)]
         # info ops never linearized took effect last (as good as never: nothing observes it)
-        for k, j in enumerate(info):
-            if not info_bits & info_bits_of[k]:
-                after = info_steps[k](state)
-                if after is not None:
-                    state = after
-                order.append(j)
-                states.append(state)
-        return PartitionResult(
-            key=key,
-            operations=ops,
-            valid=True,
-            linearization=tuple(ops[j].id for j in order),
-            states=tuple(states),
-            explored=entries,
-        )
+        unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
+        return _found(model, key, every_op, done, state, unused + left_out, entries)
     return PartitionResult(
         key=key,
-        operations=ops,
+        operations=every_op,
         valid=False,
         linearization=deepest.order,
         states=deepest.states,
         failing=deepest.failing,
         explored=entries,
+        stuck_at=furthest if furthest >= 0 else None,
+    )
+
+
+_BITS: list[int] = [1 << j for j in range(256)]
+
+
+def _bits(n: int) -> list[int]:
+    """[1 << j for j in range(n)], from a list kept for the purpose."""
+    while len(_BITS) < n:
+        _BITS.extend(1 << j for j in range(len(_BITS), 2 * len(_BITS)))
+    return _BITS[:n]
+
+
+def _found(
+    model: SequentialModel,
+    key: Hashable,
+    ops: tuple[Operation, ...],
+    done: list[tuple[Operation, Any]],
+    state: Any,
+    unused: list[Operation],
+    entries: int,
+) -> PartitionResult:
+    """A linearization: `done` (op, state after), then the info ops it did not use, last."""
+    order = [o.id for o, _ in done]
+    states = [s for _, s in done]
+    for o in sorted(unused, key=lambda o: o.call):
+        after = model.step(state, o)
+        if after is not None:
+            state = after
+        order.append(o.id)
+        states.append(state)
+    return PartitionResult(
+        key=key, operations=ops, valid=True, linearization=tuple(order), states=tuple(states), explored=entries
     )
 
 
@@ -710,6 +875,12 @@ def _violation(
         previous_ok = max(before, key=lambda o: o.ret or 0, default=None)
     window: tuple[Operation, ...] = part.operations
     minimal = False
+    shown_by = part.refutation
+    if minimize and not shown_by and part.failing is not None:
+        # A refutation of the same failing op gives the window's few candidates at once.
+        refuted = refute(model, part.operations)
+        if refuted is not None and refuted[0].id == part.failing:
+            shown_by = tuple(o.id for o in refuted)
     if minimize:
         window, minimal = shrink(
             model,
@@ -718,6 +889,7 @@ def _violation(
             max_cache=max_cache,
             stuck_at=part.stuck_at,
             failing=part.failing,
+            shown_by=shown_by,
         )
     return LinearizabilityEvidence(
         model=model.name,
@@ -762,7 +934,12 @@ class _Work:
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
-            answer = self.known[trial] = self._search(model, kept)
+            useful = _useful_info(model, kept)
+            if useful is not None:  # (and so neither the refutation nor the search sees them)
+                kept = [o for o, u in zip(kept, useful, strict=True) if u]
+            # a stale read needs no search (the search would try every order before it)
+            answer = refute(model, kept) is not None or self._search(model, kept)
+            self.known[trial] = answer
         return answer
 
     def _search(self, model: SequentialModel, kept: list[Operation]) -> bool:
@@ -778,19 +955,6 @@ class _Work:
 
 def _as_info(o: Operation) -> Operation:
     return o if o.ret is None else evolve(o, ret=None, output=None, ret_time=None)
-
-
-class _Relaxed(dict[int, Operation]):
-    """Each op relaxed to unknown outcome once, however many trials relax it."""
-
-    def __missing__(self, key: int) -> Operation:
-        raise KeyError(key)
-
-    def of(self, o: Operation) -> Operation:
-        relaxed = self.get(o.id)
-        if relaxed is None:
-            relaxed = self[o.id] = _as_info(o)
-        return relaxed
 
 
 def truncate(operations: Sequence[Operation], cut: int) -> tuple[Operation, ...]:
@@ -810,6 +974,7 @@ def shrink(
     max_cache: int,
     stuck_at: int | None = None,
     failing: int | None = None,
+    shown_by: Sequence[int] = (),
 ) -> tuple[tuple[Operation, ...], bool]:
     """A small set of ops that cannot be linearized, and whether it is 1-minimal.
 
@@ -828,9 +993,20 @@ def shrink(
     many), preferring the ops nearest the `failing` op, which it tries first.
     Every trial is a search bounded in memo entries (`SHRINK_TRIAL_STATES`, all trials
     together `SHRINK_STATES`), so the window does not depend on the machine's speed; if a trial
-    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net."""
+    is undecided the prefix is the window, not shown minimal. `deadline` is a safety net.
+
+    A violation `shown_by` a refutation (`refute`) needs neither step in full: the history up
+    to the return of its failing op fails, and so do the refutation's ops with every other op
+    relaxed, so QuickXplain picks the window among those few ops (still 1-minimal: relaxing
+    any one more op of it passes; only which minimal window is found differs)."""
     ops = tuple(operations)
     work = _Work(deadline, max_cache)
+    if shown_by:
+        by_id = {o.id: o for o in ops}
+        failing_ret = by_id[shown_by[0]].ret
+        assert failing_ret is not None  # refute names ok ops only
+        cut = truncate(ops, failing_ret)
+        return _explain(model, cut, work, [by_id[i] for i in shown_by], cut)
     cuts = sorted(o.ret for o in ops if o.ret is not None)
     lo, hi = 0, len(cuts) - 1
     if stuck_at is not None and stuck_at in cuts:
@@ -848,12 +1024,53 @@ def shrink(
         candidate = truncate(ops, cuts[lo])
         if work.fails(model, candidate):
             ops = candidate
-    relaxed_op = _Relaxed()
+    # The failing op first, then the ops that produce or need the state it needs, then the
+    # others, each group nearest to the failure in time first: trials then keep few states
+    # alive (info ops producing no needed state leave the search) and QuickXplain's first
+    # backgrounds already fail more often.
+    need = None
+    if model.needs is not None and failing is not None:
+        need = next((model.needs(o) for o in ops if o.id == failing), None)
+
+    def related(o: Operation) -> bool:
+        if need is None or o.f in model.read_only and o.ret is None:
+            return False
+        produced = None if model.produces is None or o.f in model.read_only else model.produces(o)
+        return produced == need or (o.ret is not None and model.needs(o) == need)  # type: ignore[misc]
+
+    # (ops of unknown outcome are relaxed already: never candidates)
+    by_relation = sorted((o for o in ops if o.ret is not None), key=lambda o: (o.id != failing, not related(o), -o.call))
+    return _explain(model, ops, work, by_relation, ops)
+
+
+def _explain(
+    model: SequentialModel,
+    ops: tuple[Operation, ...],
+    work: _Work,
+    candidates: list[Operation],
+    fallback: tuple[Operation, ...],
+) -> tuple[tuple[Operation, ...], bool]:
+    """QuickXplain over `candidates` (ops of `ops`, which fails); `fallback` if undecided."""
+    read_only = model.read_only
+    relaxed = [(o, None if o.f in read_only else _as_info(o)) for o in ops]
+    answers: dict[frozenset[int], bool] = {}
 
     def fails_with(kept: set[int]) -> bool:
-        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?"""
-        trial = [o if o.id in kept else relaxed_op.of(o) for o in ops if o.id in kept or o.f not in model.read_only]
-        return work.fails(model, trial)
+        """Does the prefix still fail with every op outside `kept` relaxed (a read: dropped)?
+        Relaxed ops called after every kept op returned are left out too: they come after
+        them all in any order, and may never take effect."""
+        asked = frozenset(kept)
+        answer = answers.get(asked)
+        if answer is None:
+            last = max((o.ret for o in ops if o.ret is not None and o.id in asked), default=-1)
+            trial: list[Operation] = []
+            for o, r in relaxed:
+                if o.id in asked:
+                    trial.append(o)
+                elif r is not None and o.call <= last:
+                    trial.append(r)
+            answer = answers[asked] = work.fails(model, trial)
+        return answer
 
     def explain(kept: set[int], fresh: bool, candidates: list[Operation]) -> list[Operation]:
         """QuickXplain: the ops of `candidates` that a failure needs besides `kept`, preferring
@@ -868,12 +1085,9 @@ def shrink(
         needed_first = explain(kept | {o.id for o in needed_second}, bool(needed_second), first)
         return needed_first + needed_second
 
-    # Candidates closest to the failure first: the window then explains it with the ops
-    # nearest to it in time, the failing op first of all.
-    by_time = sorted(ops, key=lambda o: (o.id != failing, -o.call))
-    window = explain(set(), False, by_time) if ops else []
+    window = explain(set(), False, candidates) if candidates else []
     kept_ids = {o.id for o in window}
     if not window or work.undecided or not fails_with(kept_ids):
-        # a trial ran out of its budget: keep the prefix, which is known to fail
-        return ops, len(ops) <= 1
+        # a trial ran out of its budget: keep what is known to fail
+        return fallback, len(fallback) <= 1
     return tuple(o for o in ops if o.id in kept_ids), True

@@ -1,0 +1,132 @@
+"""Refuting without a search, and leaving out timed-out ops nothing observes: both keep verdicts.
+
+`refute` names ops that cannot be linearized together (a stale read); the checker uses it to
+end a long search early, to answer shrinking trials and to pick the window. `_useful_info`
+leaves out of a search the timed-out ops no op can observe."""
+
+from __future__ import annotations
+
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from checkers.linearizability import (
+    CAS_REGISTER,
+    KV,
+    MODELS,
+    REGISTER,
+    check,
+    pair,
+    wgl,
+    with_initial,
+)
+from checkers.linearizability.history import Op, info, invoke, ok
+from checkers.linearizability.refute import refute
+from checkers.linearizability.wgl import _as_info, _useful_info, partition
+from tests.checkers.linearizability.brute import brute_force_operations
+from tests.checkers.linearizability.strategies import histories
+
+_MODELS = st.sampled_from(("register", "cas-register", "kv"))
+
+
+@settings(max_examples=200)
+@given(_MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=8, processes=5))))
+def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(case: tuple) -> None:
+    name, history = case
+    model = MODELS[name]
+    for _key, ops in partition(model, pair(history)):
+        shown_by = refute(model, ops)
+        if shown_by is None:
+            continue
+        note(f"refuted by {[o.id for o in shown_by]}")
+        assert brute_force_operations(model, ops) is False
+        ids = {o.id for o in shown_by}
+        relaxed = [o if o.id in ids else _as_info(o) for o in ops if o.id in ids or o.f not in model.read_only]
+        assert brute_force_operations(model, relaxed) is False
+
+
+@settings(max_examples=200)
+@given(_MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=8, processes=5))))
+def test_leaving_out_unobserved_timed_out_ops_keeps_the_verdict(case: tuple) -> None:
+    name, history = case
+    model = MODELS[name]
+    for _key, ops in partition(model, pair(history)):
+        useful = _useful_info(model, ops)
+        if useful is None:
+            continue
+        kept = [o for o, u in zip(ops, useful, strict=True) if u]
+        note(f"left out {[o.id for o, u in zip(ops, useful, strict=True) if not u]}")
+        assert all(o.ret is None for o, u in zip(ops, useful, strict=True) if not u)
+        assert brute_force_operations(model, kept) is brute_force_operations(model, ops)
+
+
+def _stale_read() -> tuple[Op, ...]:
+    return (
+        invoke(0, "write", 1), ok(0, "write", 1),
+        invoke(1, "write", 2), ok(1, "write", 2),
+        invoke(2, "read"), ok(2, "read", 1),
+    )
+
+
+def test_the_stale_read_is_refuted_by_the_read_the_write_after_it_and_the_write_too_early() -> None:
+    ops = pair(_stale_read())
+    shown_by = refute(REGISTER, ops)
+    assert shown_by is not None
+    assert [o.id for o in shown_by] == [2, 1, 0]  # the read, the spoiling write, the early write
+
+
+def test_a_write_that_may_still_repair_the_state_prevents_the_refutation() -> None:
+    # the write of 1 timed out: it may take effect after the write of 2, so the read is fine
+    history = (
+        invoke(0, "write", 1), info(0, "write"),
+        invoke(1, "write", 2), ok(1, "write", 2),
+        invoke(2, "read"), ok(2, "read", 1),
+    )
+    assert refute(REGISTER, pair(history)) is None
+    assert check(REGISTER, history).valid is True
+
+
+def test_a_kv_append_that_the_read_misses_is_refuted() -> None:
+    history = (
+        invoke(0, "put", "a", key="k"), ok(0, "put", "a", key="k"),
+        invoke(1, "append", "b", key="k"), ok(1, "append", "b", key="k"),
+        invoke(2, "get", key="k"), ok(2, "get", "a", key="k"),
+    )
+    shown_by = refute(with_initial(KV, ""), pair(history))
+    assert shown_by is not None and shown_by[0].id == 2 and shown_by[1].id == 1
+
+
+def test_a_search_cut_short_by_a_refutation_names_it_in_the_evidence(monkeypatch: object) -> None:
+    # Every search pauses after one iteration, so the refutation runs before any ends.
+    monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
+    history = (
+        invoke(5, "write", 7, key="other"), ok(5, "write", 7, key="other"),
+        *(Op(process=e.process, type=e.type, f=e.f, key="k", value=e.value) for e in _stale_read()),
+    )
+    verdict = check(CAS_REGISTER, history)
+    assert verdict.valid is False
+    evidence = verdict.evidence
+    assert evidence.key == "k"
+    part = next(p for p in evidence.partitions if p.key == "k")
+    assert part.refutation == (3, 2, 1)
+    assert evidence.failing_op is not None and evidence.failing_op.id == 3
+    assert evidence.previous_ok is not None and evidence.previous_ok.id == 2
+    assert evidence.window_minimal and {o.id for o in evidence.window} == {1, 2, 3}
+    assert check(CAS_REGISTER, evidence.window_history, minimize=False).valid is False
+    # without the pause the full search finds the same verdict
+    monkeypatch.setattr(wgl, "SLICE", 2048)  # type: ignore[attr-defined]
+    assert check(CAS_REGISTER, history, minimize=False).valid is False
+
+
+def test_a_timed_out_write_nobody_reads_is_left_out_but_still_listed() -> None:
+    history = (
+        invoke(0, "write", 9), info(0, "write"),
+        invoke(1, "write", 1), ok(1, "write", 1),
+        invoke(2, "read"), ok(2, "read", 1),
+    )
+    ops = pair(history)
+    assert _useful_info(REGISTER, ops) == [False, True, True]
+    verdict = check(REGISTER, history)
+    assert verdict.valid is True
+    part = verdict.evidence.partitions[0]
+    assert sorted(part.linearization) == [0, 1, 2]  # every op, the left-out one last
+    assert part.linearization[-1] == 0
