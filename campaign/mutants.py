@@ -58,6 +58,8 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6
+    if name in _CMS_POLICY:
+        return len(case["topology"]["nodes"]) >= 4
     if focus == "cms":
         return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
     return True
@@ -66,6 +68,8 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
 def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
+    if name in _CMS_POLICY:
+        return _cms_policy_bias(name, case)
     if name is None or BY_NAME[name].focus != "ops":
         return case
     import copy
@@ -130,6 +134,44 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         faults["crashes"] = []
         for c in case.get("clients", []):
             c.update({"start_ms": max(0, at - 3_000), "spread_ms": 12_000})
+    return case
+
+
+_CMS_POLICY = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
+
+
+def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The CMS sizing policy with one node gone for good, the schema workload racing it: no
+    client, no other operation, no partition (the policy's choices are what is under test).
+
+    - cms-reconfig-chooses-down-nodes: the second-lowest id is down from the start, so the
+      policy's first growth (from the one initial member) has a down node among the lowest ids
+      to choose or to skip.
+    - decommission-shrinks-cms: a CMS member (the second-lowest id, once the CMS has grown) dies
+      for good and a new node replaces it (PrepareReplace has no CMS check), so a member leaves
+      the ring and the policy must put another node in its seat."""
+    import copy
+
+    case = copy.deepcopy(case)
+    ids = sorted(n["id"] for n in case["topology"]["nodes"])
+    case["cms"] = {"policy": "auto"}
+    for key in ("clients", "operations", "cancels", "submissions"):
+        case.pop(key, None)
+    for ks in case["topology"]["keyspaces"]:
+        # why RF 3: a replace streams each range from a remaining replica (none with RF 1)
+        ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 3}
+    faults = case.setdefault("faults", {})
+    faults["partitions"] = []
+    victim = ids[1]
+    if name == "cms-reconfig-chooses-down-nodes":
+        faults["crashes"] = [{"node": victim, "at_ms": 0}]
+    else:
+        # why this late: the policy's first growth has ended (a member dying during it can
+        # leave the CMS without a majority, which rightly stops everything)
+        faults["crashes"] = [{"node": victim, "at_ms": 5_000}]
+        dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
+        case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
+                               "at_ms": 6_000}]
     return case
 
 

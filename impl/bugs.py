@@ -97,14 +97,17 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a commit rejected by a CMS member that is ahead does not catch the "
                        "submitter up; the operation decides on its stale metadata",
            failure="liveness: an operation stuck (fails with its sequence left in the metadata)"),
-    Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416",
-           description="when a CMS member leaves, the sizing policy drops it without adding a "
-                       "replacement, so the CMS shrinks below the policy's size",
-           failure="liveness: CMS smaller than the sizing policy at the end of a quiet run"),
-    Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943",
-           description="the sizing policy prefers nodes that are down (it ignores liveness and "
-                       "picks the highest ids first)",
-           failure="liveness: CMS reconfiguration never completes / CMS majority down"),
+    Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
+           description="a CMS member that leaves the ring is not replaced: it keeps its seat in the "
+                       "sizing policy's count, so the CMS works with fewer members than the policy "
+                       "wants (reachable here through a replaced member: PrepareLeave refuses a CMS "
+                       "member and the model's operations do not reconfigure the CMS first)",
+           failure="liveness: CMS undersized (fewer joined members than the policy) at the end of a quiet run"),
+    Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943", liveness=True,
+           description="the sizing policy chooses new CMS members without looking at who is down "
+                       "(the fix leaves the failure detector's down nodes out)",
+           failure="liveness: CMS reconfiguration never completes (it streams the log to a down "
+                   "node for ever): CMS undersized while nothing commits"),
     Mutant(name="apply-failure-stalls", focus="cms", liveness=True,
            description="a transient failure applying an entry (injected once per node on each "
                        "10th epoch) is retried forever instead of once: the follower stops",
