@@ -70,6 +70,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
     if name in _CMS_POLICY:
         return _cms_policy_bias(name, case)
+    if name == "locked-ranges-miss-wraparound":
+        return _min_token_bias(case)
     if name is None or BY_NAME[name].focus != "ops":
         return case
     import copy
@@ -172,6 +174,21 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
         dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
         case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
                                "at_ms": 6_000}]
+    return case
+
+
+def _min_token_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """A refine case whose lowest token becomes the minimum token (a node may own it), so that
+    the ranges next to it, `(x, MIN]` and `(MIN, y]`, touch there: the only ranges the plain
+    intersection test and LockedRanges' rule disagree on (CASSANDRA-19262)."""
+    import copy
+
+    from spec.tokens import MIN_TOKEN
+
+    case = copy.deepcopy(case)
+    nodes = case["topology"]["nodes"]
+    lowest = min(nodes, key=lambda n: min(n["tokens"]))
+    lowest["tokens"] = sorted([MIN_TOKEN, *lowest["tokens"][1:]])
     return case
 
 

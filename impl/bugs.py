@@ -45,6 +45,13 @@ REGISTRY: tuple[Mutant, ...] = (
            description="START_JOIN puts the joining node's tokens into the token map (they belong "
                        "there only at FINISH_JOIN)",
            failure="refine: spec and impl disagree on node tokens; sim: node metadata differs from the spec"),
+    Mutant(name="locked-ranges-miss-wraparound", engine=True, focus="refine", ticket="CASSANDRA-19262",
+           description="LockedRanges compares locked ranges with Range.intersects alone, so two "
+                       "ranges that both touch the minimum token (the two halves of the range that "
+                       "wraps around the ring) are not seen to conflict: a second operation over the "
+                       "wrapping range is prepared while the first still holds it",
+           failure="refine: spec rejects a PREPARE (range lock conflict) that impl accepts; sim: a "
+                   "commit the spec refuses"),
     Mutant(name="no-progress-barrier",
            description="an operation takes its next step without waiting for the progress barrier",
            failure="clients: a read misses an acknowledged write (stale placements on replicas)"),
@@ -158,6 +165,9 @@ def mutant_execute(execute: Callable[[Any, dict[str, Any]], Any],
                 and t.get("change", {}).get("op") == "CREATE_TABLE":
             return ImplRejected("mutant: CREATE TABLE refused")
         result = execute(metadata, t)
+        if "locked-ranges-miss-wraparound" in engine_on and isinstance(result, ImplRejected) \
+                and "range lock conflict" in result.reason:
+            result = _without_wraparound_conflicts(execute, metadata, t, result)
         if "tokens-at-start-join" in engine_on and t.get("kind") == "START_JOIN" \
                 and isinstance(result, Accepted):
             # CASSANDRA-18419: the joining node's tokens entered the token map at START
@@ -172,6 +182,29 @@ def mutant_execute(execute: Callable[[Any, dict[str, Any]], Any],
         return result
 
     return mutated
+
+
+def _without_wraparound_conflicts(execute: Callable[[Any, dict[str, Any]], Any], metadata: Any,
+                                  t: dict[str, Any], rejected: Any) -> Any:
+    """CASSANDRA-19262: the PREPARE as Cassandra decided it before the fix, where a lock
+    conflict counted only when Range.intersects said so (impl's `_intersects` also counts two
+    ranges that both touch the minimum token). The PREPARE is re-run without the other
+    sequences (its checks before the lock check passed already), and accepted, with them put
+    back, when none of their locks intersects its own in the plain sense."""
+    from impl.metadata import Accepted
+    from spec.tokens import Range
+
+    alone = execute(evolve(metadata, sequences={}), t)
+    if not isinstance(alone, Accepted):
+        return rejected
+    mine = next(iter(alone.metadata.sequences.values()))
+    for other in metadata.sequences.values():
+        for key, ranges in mine.locked.items():
+            theirs = other.locked.get(key, ())
+            if any(Range(a, b).intersects(Range(c, d)) for a, b in ranges for c, d in theirs):
+                return rejected
+    m = evolve(alone.metadata, sequences={**metadata.sequences, **alone.metadata.sequences})
+    return Accepted(metadata=m, kind=alone.kind)
 
 
 class MutantEngine:
