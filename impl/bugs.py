@@ -123,6 +123,12 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a range with nothing to stream from (removenode of the only replica, RF 1) "
                        "is planned as a transfer from the removed node itself, which never answers",
            failure="liveness: an operation whose barrier could be met never finishes"),
+    Mutant(name="forced-snapshot-last-modified-ahead", focus="cms", ticket="CASSANDRA-19538",
+           description="a node that installs a snapshot (a forced epoch: Cassandra applies it as a "
+                       "ForceSnapshot) records the placements it changed as last modified at the "
+                       "epoch after the snapshot's, so its per-range last-modified epochs sit above "
+                       "its own epoch and it refuses coordinators at that epoch as behind",
+           failure="holdings: a node holds a placement last modified above its epoch (at the install)"),
     Mutant(name="snapshot-install-stale", focus="cms",
            description="a far-behind node installs the snapshot one interval older than the one "
                        "served, and takes it as the served epoch",

@@ -412,6 +412,11 @@ class Cluster:
         self._last_applied[node_id] = max(last, epoch)
 
     def _hold(self, node_id: str, metadata: Any, epoch: int, when: str) -> None:
+        newest = self.disks[node_id].placement_epochs.newest
+        if newest > epoch:
+            # a replica would then refuse coordinators at its own epoch (COORDINATOR_BEHIND)
+            self.epoch_regressions.append(f"{node_id} at epoch {epoch} ({when}) holds a placement "
+                                          f"last modified at epoch {newest}")
         view = metadata_view(metadata)
         if view is not None:
             self.holdings.append((node_id, epoch, when, view))

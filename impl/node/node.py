@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from impl import bugs
 from impl.cms.election import Election
 from impl.cms.paxos import Acceptor
 from impl.cms.reconfiguration import ReconfigurationDriver
@@ -263,9 +264,14 @@ class Node:
         else:
             assert snap is not None
             self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
+        stamp = None
+        if snap is not None and bugs.on(self.settings, "forced-snapshot-last-modified-ahead"):
+            # CASSANDRA-19538: the forced state stamped as modified by the next epoch
+            stamp = snap.epoch + 1
+        # before the world looks (it checks what the node holds at an install)
+        self.disk.placement_epochs.observe(log.metadata, stamp=stamp)
         self.world.observe_apply(self.id, entry, snap)
         self.acceptor.forget_upto(log.applied)
-        self.disk.placement_epochs.observe(log.metadata)
         if self.alive:
             self.service.on_log_advanced()
             self.reconfiguration.on_log_advanced()
