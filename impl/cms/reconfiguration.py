@@ -91,8 +91,11 @@ class ReconfigurationDriver:
             settings = self._node.settings
             world = self._node.world
             # the failure detector's view (the simulation knows who is down; a cut-off node
-            # still counts as up, as a suspected one would until its phi rises)
-            down = frozenset(n for n in world.node_ids if not world.is_up(n))
+            # still counts as up, as a suspected one would until its phi rises); a node the
+            # directory knows that is no process at all (a scripted REGISTER) never answers
+            known = getattr(meta, "directory", None)
+            ids = list(known) if isinstance(known, dict) else world.node_ids
+            down = frozenset(n for n in ids if not world.is_up(n))
             if bugs.on(settings, "cms-reconfig-chooses-down-nodes"):
                 down = frozenset()  # CASSANDRA-19943: candidates taken without looking at who is up
             return policy_target(meta, members, world.node_ids, down=down,
