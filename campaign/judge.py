@@ -242,6 +242,7 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     for node, op, could in () if ghosts else result.unfinished:
         if could:
             out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
+    out.extend(_abandoned(scenario, result, replay))
     committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
     s = scenario.settings
     patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
@@ -267,6 +268,23 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     if scenario.cms_size is None and scenario.cms_members is None:
         out.extend(_cms_undersized(result, replay, committed_at, patience))
     return tuple(out)
+
+
+def _abandoned(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
+    """An operation that its (live) node gave up as failed while its sequence is still in the
+    final metadata: nobody drives it on, and its locks hold the ranges for ever (Cassandra
+    leaves that to the operator; an operation fails like this only on a wrong view, such as a
+    rejection decided at a newer epoch than the node's)."""
+    up = {n.id for n in result.nodes if n.up}
+    left = {str(s.node) for s in replay.final.in_progress.sequences()}
+    target = {o.node: o.target for o in scenario.operations}
+    out = []
+    for node, op, outcome in result.operations:
+        seq_node = target.get(node) if op == "remove" else node
+        if outcome.startswith("failed") and node in up and seq_node in left:
+            out.append(f"liveness: operation abandoned: {op} on {node} ended {outcome!r} with its "
+                       f"sequence left in the metadata")
+    return tuple(out[:1])
 
 
 def _cms_undersized(result: RunResult, replay: SpecReplay, committed_at: dict[Any, int],

@@ -9,6 +9,7 @@ switch (`mutant=None`) the same campaign must report nothing but known findings.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -72,6 +73,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         return _cms_policy_bias(name, case)
     if name == "locked-ranges-miss-wraparound":
         return _min_token_bias(case)
+    if name == "rejected-commit-no-catchup":
+        return _restart_driver_bias(biased("barrier-at-one", case))
     if name is None or BY_NAME[name].focus != "ops":
         return case
     import copy
@@ -174,6 +177,28 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
         dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
         case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
                                "at_ms": 6_000}]
+    return case
+
+
+def _restart_driver_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """One operation whose node crashes a few ms after it begins (while a step's commit may be
+    in flight) and restarts a second later: a restarted node resumes from its own log, so it
+    may submit a step the CMS committed while it was down, and the CMS rejects it at a newer
+    epoch (the case CASSANDRA-19260's catch-up is for). The crash offset (0-57 ms) comes from
+    the case itself, so that the campaign's cases spread over the window."""
+    import zlib
+
+    ops = case.get("operations", [])[:1]
+    if not ops:
+        return case
+    case["operations"] = ops
+    case.pop("cancels", None)
+    o = ops[0]
+    offset = 3 * (zlib.crc32(json.dumps(case, sort_keys=True).encode()) % 20)
+    faults = case["faults"]
+    faults["partitions"] = []
+    faults["crashes"] = [{"node": o["node"], "at_ms": int(o["at_ms"]) + offset,
+                          "restart_ms": int(o["at_ms"]) + offset + 1_000}]
     return case
 
 

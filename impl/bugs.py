@@ -100,10 +100,12 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a log fetch from a peer that is itself behind is taken as complete: the "
                        "node stops fetching below the epoch it knows exists",
            failure="liveness: a live node stops applying committed entries"),
-    Mutant(name="rejected-commit-no-catchup", ticket="CASSANDRA-19260",
+    Mutant(name="rejected-commit-no-catchup", ticket="CASSANDRA-19260", liveness=True,
            description="a commit rejected by a CMS member that is ahead does not catch the "
                        "submitter up; the operation decides on its stale metadata",
-           failure="liveness: an operation stuck (fails with its sequence left in the metadata)"),
+           failure="liveness: operation abandoned (a restarted node resubmits a step the CMS "
+                   "committed while it was down, and fails on the rejection with its sequence left "
+                   "in the metadata)"),
     Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
            description="a CMS member that leaves the ring is not replaced: it keeps its seat in the "
                        "sizing policy's count, so the CMS works with fewer members than the policy "
