@@ -73,6 +73,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         return _cms_policy_bias(name, case)
     if name == "locked-ranges-miss-wraparound":
         return _min_token_bias(case)
+    if name == "catchup-trusts-lagging-peer":
+        return _lagging_members_bias(case)
     if name == "rejected-commit-no-catchup":
         return _restart_driver_bias(biased("barrier-at-one", case))
     if name is None or BY_NAME[name].focus != "ops":
@@ -177,6 +179,26 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
         dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
         case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
                                "at_ms": 6_000}]
+    return case
+
+
+def _lagging_members_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """Schema commits racing over slow, lossy links to a CMS of five, without clients or
+    operations: CMS members lag the log by several epochs and fetches time out, and a fetch
+    retried against a CMS member (PeerLogFetcher's fallback) may reach one that is behind. That
+    is the only way a fetch meets a lagging peer here: a first fetch goes to the node whose
+    message revealed the epoch, which holds it."""
+    import copy
+
+    case = copy.deepcopy(case)
+    for key in ("clients", "operations", "cancels", "submissions"):
+        case.pop(key, None)
+    case["cms"] = {"size": min(5, len(case["topology"]["nodes"]))}
+    faults = case.setdefault("faults", {})
+    faults.update({"loss": 0.1, "reorder": 0.3, "partitions": [], "crashes": [],
+                   "latency": {"dist": "exponential", "mean_ms": 40, "min_ms": 1}})
+    # why a fetch timeout near the round trip: fetches time out often, so retries are many
+    case.setdefault("settings", {})["fetch_timeout_ms"] = 80
     return case
 
 

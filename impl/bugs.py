@@ -96,10 +96,13 @@ REGISTRY: tuple[Mutant, ...] = (
     Mutant(name="submit-retry-new-entry-id",
            description="the submitter retries a commit under a fresh entry id (no idempotency)",
            failure="logs: duplicate-entry-id (one request committed twice)"),
-    Mutant(name="catchup-trusts-lagging-peer",
-           description="a log fetch from a peer that is itself behind is taken as complete: the "
-                       "node stops fetching below the epoch it knows exists",
-           failure="liveness: a live node stops applying committed entries"),
+    Mutant(name="catchup-trusts-lagging-peer", focus="cms", liveness=True,
+           description="a log fetch answered by a peer that is itself behind is taken as complete: "
+                       "the epoch asked for counts as fetched, so later messages revealing it (or "
+                       "anything below) start no fetch and the node stays behind until a newer "
+                       "epoch appears (a first fetch goes to the peer that revealed the epoch, which "
+                       "holds it; a lagging peer is met on a retry against a CMS member)",
+           failure="liveness: a live node stops applying committed entries (behind at a quiet end)"),
     Mutant(name="rejected-commit-no-catchup", ticket="CASSANDRA-19260", liveness=True,
            description="a commit rejected by a CMS member that is ahead does not catch the "
                        "submitter up; the operation decides on its stale metadata",
