@@ -56,11 +56,15 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     focus = BY_NAME[name].focus
     if name == "removenode-nothing-to-stream-hangs":
         return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
+    if name in _ANY_OPS:
+        return bool(case.get("clients")) and len(case["topology"]["nodes"]) >= 6
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6
     if name in _CMS_POLICY:
         return len(case["topology"]["nodes"]) >= 4
+    if name == "discovery-never-resets-unchanged-rounds":
+        return len(case["topology"]["nodes"]) >= 5
     if focus == "cms":
         return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
     return True
@@ -75,6 +79,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         return _min_token_bias(case)
     if name == "catchup-trusts-lagging-peer":
         return _lagging_members_bias(case)
+    if name == "discovery-never-resets-unchanged-rounds":
+        return _discovery_bias(case)
     if name == "rejected-commit-no-catchup":
         return _restart_driver_bias(biased("barrier-at-one", case))
     if name is None or BY_NAME[name].focus != "ops":
@@ -88,6 +94,12 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     for c in case.get("clients", []):
         c.update({"count": 300, "keys": 3, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"],
                   "spread_ms": 20_000})
+    if name in _ANY_OPS and not case.get("operations"):
+        # a case without an operation gets one: the highest id leaves a second after the
+        # clients start (its ranges move to the others)
+        ids = sorted(n["id"] for n in case["topology"]["nodes"])
+        start = min(int(c.get("start_ms", 0)) for c in case["clients"])
+        case["operations"] = [{"op": "leave", "node": ids[-1], "at_ms": start + 1_000}]
     if name == "removenode-nothing-to-stream-hangs":
         # the generator's node-driven operations are join/leave/move: the first becomes a
         # removenode, asked by a node of the upper half for another one that is down for good
@@ -122,7 +134,7 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         cut = candidates[: max(2, (len(ids) * 2) // 5)]
         faults["loss"] = 0.0
         faults["partitions"] = [{"isolate": cut, "start_ms": max(0, at - 50), "heal_ms": at + 8_000}]
-        if seed_parity(case) == 1:
+        if seed_parity(case) == 1 or name in _ANY_OPS:
             # or no cut: a replica down while writes go on (it misses them: there is no hinted
             # handoff), back during the operation, over slow links (nodes lag by many epochs)
             # or no fault but slow links, writes at ALL and reads at ONE: every replica must
@@ -179,6 +191,31 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
         dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
         case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
                                "at_ms": 6_000}]
+    return case
+
+
+def _discovery_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """A new cluster (no CMS) whose nodes find their initiator by Discovery (5 rounds of 400 ms,
+    seeds: the lowest and the third-lowest id) while the two lowest ids are cut off from the rest
+    until 3.8 s, and the highest id starts late (down until 2.1 s), so that the rest's
+    discovered set changes once more just after the timeout. With the fix (CASSANDRA-19153) the
+    third-lowest id keeps discovering for five unchanged rounds after that change, meets the
+    lowest id's CMS after the heal and stops; without the reset it stops at 3.6 s, believes it
+    is the lowest, and initializes a second CMS."""
+    import copy
+
+    case = copy.deepcopy(case)
+    ids = sorted(n["id"] for n in case["topology"]["nodes"])
+    for key in ("clients", "operations", "cancels", "submissions", "workloads"):
+        case.pop(key, None)
+    case["cms"] = {"size": 0}
+    case["initialize"] = {"at_ms": 0, "discovery": {"seeds": [ids[0], ids[2]], "rounds": 5,
+                                                    "timeout_ms": 2_000}}
+    faults = case.setdefault("faults", {})
+    faults.update({"loss": 0.0, "duplicate": 0.0, "reorder": 0.0,
+                   "partitions": [{"groups": [ids[:2], ids[2:]], "start_ms": 0, "heal_ms": 3_800}],
+                   "crashes": [{"node": ids[-1], "at_ms": 0, "restart_ms": 2_100}]})
+    case.setdefault("settings", {})["end_time_ms"] = 30_000
     return case
 
 
@@ -253,6 +290,9 @@ def seed_parity(case: dict[str, Any]) -> int:
 
 
 _NO_SPLIT = ("removenode-nothing-to-stream-hangs",)
+# why: a coordinator's re-validation matters only while a read races a placement change at
+# lagging nodes (slow links, reads at ONE): every case with clients gets an operation
+_ANY_OPS = ("coordinator-skips-revalidation",)
 
 
 def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,

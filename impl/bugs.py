@@ -120,6 +120,12 @@ REGISTRY: tuple[Mutant, ...] = (
                        "(the fix leaves the failure detector's down nodes out)",
            failure="liveness: CMS reconfiguration never completes (it streams the log to a down "
                    "node for ever): CMS undersized while nothing commits"),
+    Mutant(name="discovery-never-resets-unchanged-rounds", focus="cms", ticket="CASSANDRA-19153",
+           description="a new cluster's Discovery counts unchanged rounds without resetting the "
+                       "count when a round discovers a node, so it ends at the timeout with a "
+                       "partial view; a node that has not yet discovered a lower id nominates "
+                       "itself and initializes a second CMS",
+           failure="conflict: epoch 1 holds two INITIALIZE_CMS entries (two CMSs)"),
     Mutant(name="apply-failure-stalls", focus="cms", liveness=True,
            description="a transient failure applying an entry (injected once per node on each "
                        "10th epoch) is retried forever instead of once: the follower stops",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from impl import bugs
-from impl.cms.election import Election
+from impl.cms.election import Discovery, Election
 from impl.cms.paxos import Acceptor
 from impl.cms.reconfiguration import ReconfigurationDriver
 from impl.cms.service import CmsService
@@ -23,6 +23,8 @@ from impl.messages import (
     Accept,
     Accepted,
     Commit,
+    DiscoverRequest,
+    DiscoverResponse,
     ElectionAck,
     ElectionPrepare,
     FetchLog,
@@ -80,6 +82,7 @@ class Node:
         self.reconfiguration = ReconfigurationDriver(self)
         self._stream_waiters: dict[str, int] = {}
         self.election: Election | None = None
+        self.discovery = Discovery(self, self._nominate)
         self.log = LocalLog(disk=disk, executor=cluster.executor,
                             snapshot_interval=self.settings.snapshot_interval,
                             on_apply=self._on_apply, on_apply_failure=self._on_apply_failure,
@@ -105,6 +108,8 @@ class Node:
             Streamed: self.reconfiguration.on_streamed,
             ElectionPrepare: self._on_election_prepare,
             ElectionAck: self._on_election_ack,
+            DiscoverRequest: self.discovery.on_request,
+            DiscoverResponse: self.discovery.on_response,
             Mutation: self.replica.on_mutation,
             MutationAck: self.coordinator.on_mutation_ack,
             Read: self.replica.on_read,
@@ -245,6 +250,11 @@ class Node:
     def _on_watermark_request(self, msg: WatermarkRequest) -> None:
         self.send(msg.sender, WatermarkResponse(sender=self.id, epoch=self.log.applied,
                                                 request_id=msg.request_id))
+
+    def _nominate(self, ignore: tuple[str, ...]) -> None:
+        """Discovery found no lower id: this node runs the Election (Startup's vote)."""
+        self.election = Election(self, ignore)
+        self.election.start()
 
     def _on_election_ack(self, msg: ElectionAck) -> None:
         if self.election is not None:
