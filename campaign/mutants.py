@@ -140,6 +140,10 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
             # or no fault but slow links, writes at ALL and reads at ONE: every replica must
             # hold every acknowledged write, and any one that does not is read
             faults["partitions"] = []
+            if name in _ANY_OPS:
+                # why loss: a lost commit push leaves a node (coordinator or replica) behind
+                # until a message reveals the epoch, so lagging reads meet fresher replies
+                faults["loss"] = 0.05
             faults["duplicate"] = 0.0
             faults["reorder"] = 0.3
             faults["latency"] = {"dist": "exponential", "mean_ms": 30, "min_ms": 1}
