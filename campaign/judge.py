@@ -178,7 +178,7 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
-                     + _durability(scenario, result),
+                     + _durability(scenario, result) + _stale_reads(scenario, result),
                      liveness=_liveness(scenario, result, replay))
 
 
@@ -228,6 +228,46 @@ def _durability(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
         held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
         out.append(f"durability: replicas of {ks}/{key} disagree at the end ({held})")
     return tuple(out[:1])
+
+
+def _stale_reads(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
+    """With every client write at ALL (W + R > RF for any read level), a read that starts after
+    a write of its key was acknowledged must return that write or a later one: a read returning
+    nothing, or the value of a write acknowledged before that one began, lost it. Weaker than
+    linearizability on purpose: a write still in flight may be seen by one read at ONE and not
+    by a later one (reads at ONE repair nothing), which is Cassandra's semantics. Last write
+    wins by the coordinator's clock, so not with clock skew."""
+    if not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients) or scenario.clock_skew:
+        return ()
+    invoked: dict[int, Any] = {}
+    writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
+    reads: list[tuple[str, int, Any]] = []  # (key, invoked, value)
+    for op in result.client_history:
+        if op.type == "invoke":
+            invoked[op.process] = op
+            continue
+        start = invoked.pop(op.process, None)
+        if start is None or op.key is None:
+            continue
+        if op.f == "write":
+            writes.setdefault(op.key, []).append(
+                (start.time, op.time if op.type == "ok" else None, json.loads(start.value)))
+        elif op.type == "ok":
+            reads.append((op.key, start.time, json.loads(op.value)))
+    for key, at, value in reads:
+        done = [w for w in writes.get(key, []) if w[1] is not None and w[1] < at]
+        if not done:
+            continue
+        if value is None:
+            return (f"durability: stale read of {key}: nothing, after write {done[-1][2]} was acknowledged",)
+        source = next((w for w in writes.get(key, []) if w[2] == value), None)
+        if source is None or source[1] is None:
+            continue
+        newer = next((w for w in done if source[1] < w[0]), None)
+        if newer is not None:
+            return (f"durability: stale read of {key}: {value}, after write {newer[2]} (begun once "
+                    f"{value} was acknowledged) was acknowledged",)
+    return ()
 
 
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
