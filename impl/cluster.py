@@ -302,7 +302,11 @@ class Cluster:
         # why: a restarted node asks a CMS member where the log is (discovery)
         node.send(node.pick_cms_member(avoid=node_id),
                   Gossip(sender=node_id, epoch=node.log.applied))
-        node.reconfiguration.poll()
+        # why every node: the CMS driver's sizing policy leaves down nodes out, so it looks
+        # again when one comes back (the failure detector marking it alive)
+        for other in self.nodes.values():
+            if other is not None:
+                other.reconfiguration.poll()
         node.operation.advance()  # a node resumes its operation from what the log says
         if self.scenario.initialize is not None and self.scenario.initialize.discovery_rounds:
             self._start_discovery(node_id)  # a new cluster's node discovers its peers at startup
