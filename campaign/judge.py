@@ -178,7 +178,7 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
-                     + _durability(scenario, result),
+                     + _durability(scenario, result) + _stale_reads(scenario, result),
                      liveness=_liveness(scenario, result, replay))
 
 
@@ -230,6 +230,46 @@ def _durability(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
     return tuple(out[:1])
 
 
+def _stale_reads(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
+    """With every client write at ALL (W + R > RF for any read level), a read that starts after
+    a write of its key was acknowledged must return that write or a later one: a read returning
+    nothing, or the value of a write acknowledged before that one began, lost it. Weaker than
+    linearizability on purpose: a write still in flight may be seen by one read at ONE and not
+    by a later one (reads at ONE repair nothing), which is Cassandra's semantics. Last write
+    wins by the coordinator's clock, so not with clock skew."""
+    if not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients) or scenario.clock_skew:
+        return ()
+    invoked: dict[int, Any] = {}
+    writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
+    reads: list[tuple[str, int, Any]] = []  # (key, invoked, value)
+    for op in result.client_history:
+        if op.type == "invoke":
+            invoked[op.process] = op
+            continue
+        start = invoked.pop(op.process, None)
+        if start is None or op.key is None:
+            continue
+        if op.f == "write":
+            writes.setdefault(op.key, []).append(
+                (start.time, op.time if op.type == "ok" else None, json.loads(start.value)))
+        elif op.type == "ok":
+            reads.append((op.key, start.time, json.loads(op.value)))
+    for key, at, value in reads:
+        done = [w for w in writes.get(key, []) if w[1] is not None and w[1] < at]
+        if not done:
+            continue
+        if value is None:
+            return (f"durability: stale read of {key}: nothing, after write {done[-1][2]} was acknowledged",)
+        source = next((w for w in writes.get(key, []) if w[2] == value), None)
+        if source is None or source[1] is None:
+            continue
+        newer = next((w for w in done if source[1] < w[0]), None)
+        if newer is not None:
+            return (f"durability: stale read of {key}: {value}, after write {newer[2]} (begun once "
+                    f"{value} was acknowledged) was acknowledged",)
+    return ()
+
+
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
     """Progress failures of a run whose faults all healed (the generated ones always do)."""
     out: list[str] = []
@@ -242,6 +282,7 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     for node, op, could in () if ghosts else result.unfinished:
         if could:
             out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
+    out.extend(_abandoned(scenario, result, replay))
     committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
     s = scenario.settings
     patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
@@ -264,15 +305,59 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     if stalled and all(c.restart is not None for c in scenario.crashes):
         out.append(f"liveness: commit never completed: {len(stalled)} request(s) open for more than "
                    f"{patience // 1_000_000_000} s at the end")
-    if scenario.cms_size is None and scenario.cms_members is None and result.quiescent:
-        from impl.cms.reconfiguration import policy_size
-
-        final = replay.final
-        joined = [n.id for n in final.directory if n.state.value == "JOINED"]
-        if final.cms.initialized and joined and len(final.cms.reads) < min(policy_size(len(joined)), len(joined)):
-            out.append(f"liveness: CMS undersized: {len(final.cms.reads)} members, the policy "
-                       f"wants {policy_size(len(joined))} of {len(joined)} joined nodes")
+    if scenario.cms_size is None and scenario.cms_members is None:
+        out.extend(_cms_undersized(result, replay, committed_at, patience))
     return tuple(out)
+
+
+def _abandoned(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
+    """An operation that its (live) node gave up as failed while its sequence is still in the
+    final metadata: nobody drives it on, and its locks hold the ranges for ever (Cassandra
+    leaves that to the operator; an operation fails like this only on a wrong view, such as a
+    rejection decided at a newer epoch than the node's)."""
+    up = {n.id for n in result.nodes if n.up}
+    left = {str(s.node) for s in replay.final.in_progress.sequences()}
+    target = {o.node: o.target for o in scenario.operations}
+    out = []
+    for node, op, outcome in result.operations:
+        seq_node = target.get(node) if op == "remove" else node
+        if outcome.startswith("failed") and node in up and seq_node in left:
+            out.append(f"liveness: operation abandoned: {op} on {node} ended {outcome!r} with its "
+                       f"sequence left in the metadata")
+    return tuple(out[:1])
+
+
+def _cms_undersized(result: RunResult, replay: SpecReplay, committed_at: dict[Any, int],
+                    patience: int) -> tuple[str, ...]:
+    """With the CMS sizing policy and enough joined nodes up to meet it, a run that settled
+    (quiescent, or nothing committed for a submission's whole patience although a majority of
+    the CMS read members is up) with
+    fewer joined CMS read members than the policy wants: the CMS lost a member it did not
+    replace (a member that left keeps its seat), or a reconfiguration waits for ever on a node
+    it should not have chosen (a down one)."""
+    from impl.cms.reconfiguration import policy_size
+
+    final = replay.final
+    if not final.cms.initialized:
+        return ()
+    joined = {n.id for n in final.directory if n.state.value == "JOINED"}
+    wanted = min(policy_size(len(joined)), len(joined))
+    members = sorted(final.cms.reads & joined)
+    if not joined or len(members) >= wanted:
+        return ()
+    up = {n.id for n in result.nodes if n.up}
+    last = max(committed_at.values(), default=0)
+    # why a majority of the read members up: a CMS that lost its majority rightly stops (the
+    # stall is the fault's, not the policy's); a down node only in the write set is a joining
+    # member the reconfiguration chose
+    majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
+    stalled = result.end_time - last > patience and majority
+    # why enough joined nodes up: the policy leaves down nodes out (and a scripted REGISTER
+    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members
+    if not (result.quiescent or stalled) or len(joined & up) < wanted:
+        return ()
+    return (f"liveness: CMS undersized: {len(members)} joined members, the policy wants "
+            f"{policy_size(len(joined))} of {len(joined)} joined nodes",)
 
 
 def _as_history(ops: Sequence[Any]) -> tuple[HistoryOp, ...]:

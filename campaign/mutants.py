@@ -9,6 +9,7 @@ switch (`mutant=None`) the same campaign must report nothing but known findings.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -55,9 +56,15 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     focus = BY_NAME[name].focus
     if name == "removenode-nothing-to-stream-hangs":
         return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
+    if name in _ANY_OPS:
+        return bool(case.get("clients")) and len(case["topology"]["nodes"]) >= 6
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6
+    if name in _CMS_POLICY:
+        return len(case["topology"]["nodes"]) >= 4
+    if name == "discovery-never-resets-unchanged-rounds":
+        return len(case["topology"]["nodes"]) >= 5
     if focus == "cms":
         return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
     return True
@@ -66,6 +73,16 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
 def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
+    if name in _CMS_POLICY:
+        return _cms_policy_bias(name, case)
+    if name == "locked-ranges-miss-wraparound":
+        return _min_token_bias(case)
+    if name == "catchup-trusts-lagging-peer":
+        return _lagging_members_bias(case)
+    if name == "discovery-never-resets-unchanged-rounds":
+        return _discovery_bias(case)
+    if name == "rejected-commit-no-catchup":
+        return _restart_driver_bias(biased("barrier-at-one", case))
     if name is None or BY_NAME[name].focus != "ops":
         return case
     import copy
@@ -77,6 +94,12 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     for c in case.get("clients", []):
         c.update({"count": 300, "keys": 3, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"],
                   "spread_ms": 20_000})
+    if name in _ANY_OPS and not case.get("operations"):
+        # a case without an operation gets one: the highest id leaves a second after the
+        # clients start (its ranges move to the others)
+        ids = sorted(n["id"] for n in case["topology"]["nodes"])
+        start = min(int(c.get("start_ms", 0)) for c in case["clients"])
+        case["operations"] = [{"op": "leave", "node": ids[-1], "at_ms": start + 1_000}]
     if name == "removenode-nothing-to-stream-hangs":
         # the generator's node-driven operations are join/leave/move: the first becomes a
         # removenode, asked by a node of the upper half for another one that is down for good
@@ -111,12 +134,16 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         cut = candidates[: max(2, (len(ids) * 2) // 5)]
         faults["loss"] = 0.0
         faults["partitions"] = [{"isolate": cut, "start_ms": max(0, at - 50), "heal_ms": at + 8_000}]
-        if seed_parity(case) == 1:
+        if seed_parity(case) == 1 or name in _ANY_OPS:
             # or no cut: a replica down while writes go on (it misses them: there is no hinted
             # handoff), back during the operation, over slow links (nodes lag by many epochs)
             # or no fault but slow links, writes at ALL and reads at ONE: every replica must
             # hold every acknowledged write, and any one that does not is read
             faults["partitions"] = []
+            if name in _ANY_OPS:
+                # why loss: a lost commit push leaves a node (coordinator or replica) behind
+                # until a message reveals the epoch, so lagging reads meet fresher replies
+                faults["loss"] = 0.05
             faults["duplicate"] = 0.0
             faults["reorder"] = 0.3
             faults["latency"] = {"dist": "exponential", "mean_ms": 30, "min_ms": 1}
@@ -133,13 +160,140 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+_CMS_POLICY = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
+
+
+def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The CMS sizing policy with one node gone for good, the schema workload racing it: no
+    client, no other operation, no partition (the policy's choices are what is under test).
+
+    - cms-reconfig-chooses-down-nodes: the second-lowest id is down from the start, so the
+      policy's first growth (from the one initial member) has a down node among the lowest ids
+      to choose or to skip.
+    - decommission-shrinks-cms: a CMS member (the second-lowest id, once the CMS has grown) dies
+      for good and a new node replaces it (PrepareReplace has no CMS check), so a member leaves
+      the ring and the policy must put another node in its seat."""
+    import copy
+
+    case = copy.deepcopy(case)
+    ids = sorted(n["id"] for n in case["topology"]["nodes"])
+    case["cms"] = {"policy": "auto"}
+    for key in ("clients", "operations", "cancels", "submissions"):
+        case.pop(key, None)
+    for ks in case["topology"]["keyspaces"]:
+        # why RF 3: a replace streams each range from a remaining replica (none with RF 1)
+        ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 3}
+    faults = case.setdefault("faults", {})
+    faults["partitions"] = []
+    victim = ids[1]
+    if name == "cms-reconfig-chooses-down-nodes":
+        faults["crashes"] = [{"node": victim, "at_ms": 0}]
+    else:
+        # why this late: the policy's first growth has ended (a member dying during it can
+        # leave the CMS without a majority, which rightly stops everything)
+        faults["crashes"] = [{"node": victim, "at_ms": 5_000}]
+        dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
+        case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
+                               "at_ms": 6_000}]
+    return case
+
+
+def _discovery_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """A new cluster (no CMS) whose nodes find their initiator by Discovery (5 rounds of 400 ms,
+    seeds: the lowest and the third-lowest id) while the two lowest ids are cut off from the rest
+    until 3.8 s, and the highest id starts late (down until 2.1 s), so that the rest's
+    discovered set changes once more just after the timeout. With the fix (CASSANDRA-19153) the
+    third-lowest id keeps discovering for five unchanged rounds after that change, meets the
+    lowest id's CMS after the heal and stops; without the reset it stops at 3.6 s, believes it
+    is the lowest, and initializes a second CMS."""
+    import copy
+
+    case = copy.deepcopy(case)
+    ids = sorted(n["id"] for n in case["topology"]["nodes"])
+    for key in ("clients", "operations", "cancels", "submissions", "workloads"):
+        case.pop(key, None)
+    case["cms"] = {"size": 0}
+    case["initialize"] = {"at_ms": 0, "discovery": {"seeds": [ids[0], ids[2]], "rounds": 5,
+                                                    "timeout_ms": 2_000}}
+    faults = case.setdefault("faults", {})
+    faults.update({"loss": 0.0, "duplicate": 0.0, "reorder": 0.0,
+                   "partitions": [{"groups": [ids[:2], ids[2:]], "start_ms": 0, "heal_ms": 3_800}],
+                   "crashes": [{"node": ids[-1], "at_ms": 0, "restart_ms": 2_100}]})
+    case.setdefault("settings", {})["end_time_ms"] = 30_000
+    return case
+
+
+def _lagging_members_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """Schema commits racing over slow, lossy links to a CMS of five, without clients or
+    operations: CMS members lag the log by several epochs and fetches time out, and a fetch
+    retried against a CMS member (PeerLogFetcher's fallback) may reach one that is behind. That
+    is the only way a fetch meets a lagging peer here: a first fetch goes to the node whose
+    message revealed the epoch, which holds it."""
+    import copy
+
+    case = copy.deepcopy(case)
+    for key in ("clients", "operations", "cancels", "submissions"):
+        case.pop(key, None)
+    case["cms"] = {"size": min(5, len(case["topology"]["nodes"]))}
+    faults = case.setdefault("faults", {})
+    faults.update({"loss": 0.1, "reorder": 0.3, "partitions": [], "crashes": [],
+                   "latency": {"dist": "exponential", "mean_ms": 40, "min_ms": 1}})
+    # why a fetch timeout near the round trip: fetches time out often, so retries are many
+    case.setdefault("settings", {})["fetch_timeout_ms"] = 80
+    return case
+
+
+def _restart_driver_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """One operation whose node crashes a few ms after it begins (while a step's commit may be
+    in flight) and restarts a second later: a restarted node resumes from its own log, so it
+    may submit a step the CMS committed while it was down, and the CMS rejects it at a newer
+    epoch (the case CASSANDRA-19260's catch-up is for). The crash offset (0-57 ms) comes from
+    the case itself, so that the campaign's cases spread over the window."""
+    import zlib
+
+    ops = case.get("operations", [])[:1]
+    if not ops:
+        return case
+    case["operations"] = ops
+    case.pop("cancels", None)
+    o = ops[0]
+    offset = 3 * (zlib.crc32(json.dumps(case, sort_keys=True).encode()) % 20)
+    faults = case["faults"]
+    faults["partitions"] = []
+    faults["crashes"] = [{"node": o["node"], "at_ms": int(o["at_ms"]) + offset,
+                          "restart_ms": int(o["at_ms"]) + offset + 1_000}]
+    return case
+
+
+def _min_token_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """A refine case whose lowest token becomes the minimum token (a node may own it), so that
+    the ranges next to it, `(x, MIN]` and `(MIN, y]`, touch there: the only ranges the plain
+    intersection test and LockedRanges' rule disagree on (CASSANDRA-19262)."""
+    import copy
+
+    from spec.tokens import MIN_TOKEN
+
+    case = copy.deepcopy(case)
+    nodes = case["topology"]["nodes"]
+    lowest = min(nodes, key=lambda n: min(n["tokens"]))
+    lowest["tokens"] = sorted([MIN_TOKEN, *lowest["tokens"][1:]])
+    return case
+
+
 def _inconclusive(case: dict[str, Any], rec: RunRecord) -> bool:
-    """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write: a
-    write that ended `info` part way is seen by some ONE reads and not by others, which is
-    Cassandra's semantics, so such a run says nothing either way (for the switch or without)."""
+    """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write and no
+    durability failure: a write that ended `info` part way is seen by some ONE reads and not by
+    others, which is Cassandra's semantics, so such a run says nothing either way (for the
+    switch or without). (A write still in flight can do the same without any `info`: see
+    docs/mutants.md on the soundness of this variant's linearizability verdicts.)"""
     one = any(c.get("read_cl") == ["ONE"] for c in case.get("clients", []))
     info = dict(rec.outcome.counters).get("client_write_info", 0)
-    return one and info > 0 and (rec.outcome.cause or "").startswith("clients:")
+    if not (one and info > 0 and (rec.outcome.cause or "").startswith("clients:")):
+        return False
+    # why the durability checks still count: they leave out the keys with an indefinite write
+    # (and writes still in flight), so what they report is a lost acknowledged write
+    holdings = json.loads(rec.outcome.details or "{}").get("holdings", [])
+    return not any(str(h).startswith("durability:") for h in holdings)
 
 
 def seed_parity(case: dict[str, Any]) -> int:
@@ -147,6 +301,9 @@ def seed_parity(case: dict[str, Any]) -> int:
 
 
 _NO_SPLIT = ("removenode-nothing-to-stream-hangs",)
+# why: a coordinator's re-validation matters only while a read races a placement change at
+# lagging nodes (slow links, reads at ONE): every case with clients gets an operation
+_ANY_OPS = ("coordinator-skips-revalidation",)
 
 
 def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,

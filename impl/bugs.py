@@ -45,6 +45,13 @@ REGISTRY: tuple[Mutant, ...] = (
            description="START_JOIN puts the joining node's tokens into the token map (they belong "
                        "there only at FINISH_JOIN)",
            failure="refine: spec and impl disagree on node tokens; sim: node metadata differs from the spec"),
+    Mutant(name="locked-ranges-miss-wraparound", engine=True, focus="refine", ticket="CASSANDRA-19262",
+           description="LockedRanges compares locked ranges with Range.intersects alone, so two "
+                       "ranges that both touch the minimum token (the two halves of the range that "
+                       "wraps around the ring) are not seen to conflict: a second operation over the "
+                       "wrapping range is prepared while the first still holds it",
+           failure="refine: spec rejects a PREPARE (range lock conflict) that impl accepts; sim: a "
+                   "commit the spec refuses"),
     Mutant(name="no-progress-barrier",
            description="an operation takes its next step without waiting for the progress barrier",
            failure="clients: a read misses an acknowledged write (stale placements on replicas)"),
@@ -89,22 +96,36 @@ REGISTRY: tuple[Mutant, ...] = (
     Mutant(name="submit-retry-new-entry-id",
            description="the submitter retries a commit under a fresh entry id (no idempotency)",
            failure="logs: duplicate-entry-id (one request committed twice)"),
-    Mutant(name="catchup-trusts-lagging-peer",
-           description="a log fetch from a peer that is itself behind is taken as complete: the "
-                       "node stops fetching below the epoch it knows exists",
-           failure="liveness: a live node stops applying committed entries"),
-    Mutant(name="rejected-commit-no-catchup", ticket="CASSANDRA-19260",
+    Mutant(name="catchup-trusts-lagging-peer", focus="cms", liveness=True,
+           description="a log fetch answered by a peer that is itself behind is taken as complete: "
+                       "the epoch asked for counts as fetched, so later messages revealing it (or "
+                       "anything below) start no fetch and the node stays behind until a newer "
+                       "epoch appears (a first fetch goes to the peer that revealed the epoch, which "
+                       "holds it; a lagging peer is met on a retry against a CMS member)",
+           failure="liveness: a live node stops applying committed entries (behind at a quiet end)"),
+    Mutant(name="rejected-commit-no-catchup", ticket="CASSANDRA-19260", liveness=True,
            description="a commit rejected by a CMS member that is ahead does not catch the "
                        "submitter up; the operation decides on its stale metadata",
-           failure="liveness: an operation stuck (fails with its sequence left in the metadata)"),
-    Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416",
-           description="when a CMS member leaves, the sizing policy drops it without adding a "
-                       "replacement, so the CMS shrinks below the policy's size",
-           failure="liveness: CMS smaller than the sizing policy at the end of a quiet run"),
-    Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943",
-           description="the sizing policy prefers nodes that are down (it ignores liveness and "
-                       "picks the highest ids first)",
-           failure="liveness: CMS reconfiguration never completes / CMS majority down"),
+           failure="liveness: operation abandoned (a restarted node resubmits a step the CMS "
+                   "committed while it was down, and fails on the rejection with its sequence left "
+                   "in the metadata)"),
+    Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
+           description="a CMS member that leaves the ring is not replaced: it keeps its seat in the "
+                       "sizing policy's count, so the CMS works with fewer members than the policy "
+                       "wants (reachable here through a replaced member: PrepareLeave refuses a CMS "
+                       "member and the model's operations do not reconfigure the CMS first)",
+           failure="liveness: CMS undersized (fewer joined members than the policy) at the end of a quiet run"),
+    Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943", liveness=True,
+           description="the sizing policy chooses new CMS members without looking at who is down "
+                       "(the fix leaves the failure detector's down nodes out)",
+           failure="liveness: CMS reconfiguration never completes (it streams the log to a down "
+                   "node for ever): CMS undersized while nothing commits"),
+    Mutant(name="discovery-never-resets-unchanged-rounds", focus="cms", ticket="CASSANDRA-19153",
+           description="a new cluster's Discovery counts unchanged rounds without resetting the "
+                       "count when a round discovers a node, so it ends at the timeout with a "
+                       "partial view; a node that has not yet discovered a lower id nominates "
+                       "itself and initializes a second CMS",
+           failure="conflict: epoch 1 holds two INITIALIZE_CMS entries (two CMSs)"),
     Mutant(name="apply-failure-stalls", focus="cms", liveness=True,
            description="a transient failure applying an entry (injected once per node on each "
                        "10th epoch) is retried forever instead of once: the follower stops",
@@ -113,6 +134,12 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a range with nothing to stream from (removenode of the only replica, RF 1) "
                        "is planned as a transfer from the removed node itself, which never answers",
            failure="liveness: an operation whose barrier could be met never finishes"),
+    Mutant(name="forced-snapshot-last-modified-ahead", focus="cms", ticket="CASSANDRA-19538",
+           description="a node that installs a snapshot (a forced epoch: Cassandra applies it as a "
+                       "ForceSnapshot) records the placements it changed as last modified at the "
+                       "epoch after the snapshot's, so its per-range last-modified epochs sit above "
+                       "its own epoch and it refuses coordinators at that epoch as behind",
+           failure="holdings: a node holds a placement last modified above its epoch (at the install)"),
     Mutant(name="snapshot-install-stale", focus="cms",
            description="a far-behind node installs the snapshot one interval older than the one "
                        "served, and takes it as the served epoch",
@@ -155,6 +182,9 @@ def mutant_execute(execute: Callable[[Any, dict[str, Any]], Any],
                 and t.get("change", {}).get("op") == "CREATE_TABLE":
             return ImplRejected("mutant: CREATE TABLE refused")
         result = execute(metadata, t)
+        if "locked-ranges-miss-wraparound" in engine_on and isinstance(result, ImplRejected) \
+                and "range lock conflict" in result.reason:
+            result = _without_wraparound_conflicts(execute, metadata, t, result)
         if "tokens-at-start-join" in engine_on and t.get("kind") == "START_JOIN" \
                 and isinstance(result, Accepted):
             # CASSANDRA-18419: the joining node's tokens entered the token map at START
@@ -169,6 +199,29 @@ def mutant_execute(execute: Callable[[Any, dict[str, Any]], Any],
         return result
 
     return mutated
+
+
+def _without_wraparound_conflicts(execute: Callable[[Any, dict[str, Any]], Any], metadata: Any,
+                                  t: dict[str, Any], rejected: Any) -> Any:
+    """CASSANDRA-19262: the PREPARE as Cassandra decided it before the fix, where a lock
+    conflict counted only when Range.intersects said so (impl's `_intersects` also counts two
+    ranges that both touch the minimum token). The PREPARE is re-run without the other
+    sequences (its checks before the lock check passed already), and accepted, with them put
+    back, when none of their locks intersects its own in the plain sense."""
+    from impl.metadata import Accepted
+    from spec.tokens import Range
+
+    alone = execute(evolve(metadata, sequences={}), t)
+    if not isinstance(alone, Accepted):
+        return rejected
+    mine = next(iter(alone.metadata.sequences.values()))
+    for other in metadata.sequences.values():
+        for key, ranges in mine.locked.items():
+            theirs = other.locked.get(key, ())
+            if any(Range(a, b).intersects(Range(c, d)) for a, b in ranges for c, d in theirs):
+                return rejected
+    m = evolve(alone.metadata, sequences={**metadata.sequences, **alone.metadata.sequences})
+    return Accepted(metadata=m, kind=alone.kind)
 
 
 class MutantEngine:

@@ -302,8 +302,14 @@ class Cluster:
         # why: a restarted node asks a CMS member where the log is (discovery)
         node.send(node.pick_cms_member(avoid=node_id),
                   Gossip(sender=node_id, epoch=node.log.applied))
-        node.reconfiguration.poll()
+        # why every node: the CMS driver's sizing policy leaves down nodes out, so it looks
+        # again when one comes back (the failure detector marking it alive)
+        for other in self.nodes.values():
+            if other is not None:
+                other.reconfiguration.poll()
         node.operation.advance()  # a node resumes its operation from what the log says
+        if self.scenario.initialize is not None and self.scenario.initialize.discovery_rounds:
+            self._start_discovery(node_id)  # a new cluster's node discovers its peers at startup
 
     def _set_target(self, members: tuple[str, ...]) -> None:
         self.cms_target = members
@@ -311,6 +317,13 @@ class Cluster:
         for node in self.nodes.values():
             if node is not None:
                 node.reconfiguration.poll()
+
+    def _start_discovery(self, node_id: str) -> None:
+        node = self.nodes.get(node_id)
+        init = self.scenario.initialize
+        if node is None or init is None or self.clock.now < init.at:
+            return  # a node down then starts discovering when it restarts
+        node.discovery.start(init.seeds, init.discovery_rounds, init.discovery_timeout)
 
     def _start_election(self, initiator: str, ignore: tuple[str, ...]) -> None:
         node = self.nodes.get(initiator)
@@ -348,7 +361,10 @@ class Cluster:
                 q.at(p.heal, self._heal, name)
         for ch in s.cms_changes:
             q.at(ch.at, self._set_target, ch.members)
-        if s.initialize is not None:
+        if s.initialize is not None and s.initialize.discovery_rounds:
+            for nid in self.node_ids:
+                q.at(s.initialize.at, self._start_discovery, nid)
+        elif s.initialize is not None:
             q.at(s.initialize.at, self._start_election, s.initialize.initiator,
                  s.initialize.ignore)
         for node in self.nodes.values():
@@ -412,6 +428,11 @@ class Cluster:
         self._last_applied[node_id] = max(last, epoch)
 
     def _hold(self, node_id: str, metadata: Any, epoch: int, when: str) -> None:
+        newest = self.disks[node_id].placement_epochs.newest
+        if newest > epoch:
+            # a replica would then refuse coordinators at its own epoch (COORDINATOR_BEHIND)
+            self.epoch_regressions.append(f"{node_id} at epoch {epoch} ({when}) holds a placement "
+                                          f"last modified at epoch {newest}")
         view = metadata_view(metadata)
         if view is not None:
             self.holdings.append((node_id, epoch, when, view))

@@ -192,6 +192,18 @@ class ElectionAck(Message):
     matches: bool
 
 
+@frozen(kw_only=True)
+class DiscoverRequest(Message):
+    """TCM_DISCOVER_REQ: who do you know (or, once there is one, who is the CMS)?"""
+
+
+@frozen(kw_only=True)
+class DiscoverResponse(Message):
+    nodes: tuple[str, ...]
+    cms: tuple[str, ...] = ()
+    """Non-empty: the CMS exists (Cassandra's CMS_ONLY answer), and these are its members."""
+
+
 # --- The data path: coordinator <-> replica (Cassandra's MUTATION_REQ / READ_REQ verbs) ---
 
 # replica errors a coordinator can get back (Cassandra's exceptions of the same names)

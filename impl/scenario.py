@@ -111,6 +111,13 @@ class Initialize:
     versions: tuple[tuple[str, str], ...] = ()
     states: tuple[tuple[str, str], ...] = ()
     views: tuple[tuple[str, str], ...] = ()
+    seeds: tuple[str, ...] = ()
+    discovery_rounds: int = 0
+    """> 0: no scripted initiator; every node runs Cassandra's Discovery from `at` (rounds of
+    TCM_DISCOVER_REQ to the seeds and the nodes it knows, for at least `discovery_timeout`
+    and until the discovered set is unchanged for this many rounds), and the lowest id it
+    discovered nominates itself (Election over the discovered peers)."""
+    discovery_timeout: int = 0
 
 
 @frozen(kw_only=True)

@@ -260,12 +260,27 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
     initialize = None
     if "initialize" in obj:
         init = _object(obj["initialize"], "initialize")
-        _keys(init, {"initiator", "at_ms", "ignore", "versions", "states", "views"}, "initialize")
+        _keys(init, {"initiator", "at_ms", "ignore", "versions", "states", "views", "discovery"}, "initialize")
+        disc = _object(init["discovery"], "initialize.discovery") if "discovery" in init else None
+        if disc is not None:
+            _keys(disc, {"seeds", "rounds", "timeout_ms"}, "initialize.discovery")
+            if "initiator" in init:
+                raise BadInput("initialize: give an initiator or a discovery, not both")
         versions = _object(init.get("versions", {}), "initialize.versions")
         states = _object(init.get("states", {}), "initialize.states")
         views = _object(init.get("views", {}), "initialize.views")
+        seeds: tuple[str, ...] = ()
+        rounds = timeout = 0
+        if disc is not None:
+            seeds = tuple(node(x, "initialize.discovery.seeds")
+                          for x in _list(disc.get("seeds", []), "initialize.discovery.seeds"))
+            if not seeds:
+                raise BadInput("initialize.discovery.seeds: at least one seed")
+            rounds = fields.integer(disc.get("rounds", 5), "initialize.discovery.rounds", lo=1, hi=100)
+            timeout = _ms(disc.get("timeout_ms", 2_000), "initialize.discovery.timeout_ms")
         initialize = Initialize(
-            initiator=node(init.get("initiator"), "initialize.initiator"),
+            initiator="" if disc is not None else node(init.get("initiator"), "initialize.initiator"),
+            seeds=seeds, discovery_rounds=rounds, discovery_timeout=timeout,
             at=_ms(init.get("at_ms", 0), "initialize.at_ms"),
             # why not node(): ignoring a node that does not exist is gate 2's rejection
             ignore=tuple(str(x) for x in _list(init.get("ignore", []), "initialize.ignore")),

@@ -7,15 +7,24 @@ before the timeout with "Did not get response from ...". When everyone agrees, t
 executes INITIALIZE_CMS on its metadata — the five gates (joined initiator, ignored nodes
 real, everyone upgraded, nothing in progress, CMS not yet initialized) live there — and, if
 accepted, commits it as the first epoch, with itself as the one CMS member, and pushes it.
+
+`Discovery` is how a new cluster finds its initiator without one being named (Cassandra's
+tcm/Discovery.java and Startup's vote): every node sends TCM_DISCOVER_REQ to the seeds and to
+every node it has discovered, round after round, for at least the discovery timeout and until
+the discovered set has been unchanged for `rounds` consecutive rounds; a node that hears of an
+existing CMS stops. Then the lowest id among the node and those it discovered nominates itself
+and runs the Election over the discovered peers (the undiscovered ones ignored).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from impl import bugs
 from impl.engine import rejection_reason
 from impl.entry import Entry, canonical_json
-from impl.messages import ElectionAck, ElectionPrepare
+from impl.messages import DiscoverRequest, DiscoverResponse, ElectionAck, ElectionPrepare
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -94,3 +103,81 @@ class Election:
             self.outcome = "crashed"
             node = self._node
             node.history.record(self._process, "info", self._value(), node.id)
+
+
+class Discovery:
+    """One node's discovery state: what it has discovered (kept whether or not it runs rounds,
+    since a request discovers its sender) and its rounds when it runs them."""
+
+    def __init__(self, node: Host, nominate: Callable[[tuple[str, ...]], None]) -> None:
+        self._node = node
+        self._nominate = nominate  # start an Election ignoring these nodes
+        self.discovered: set[str] = set()
+        self._running = False
+        self._found_cms = False
+        self._rounds = 0
+        self._seeds: tuple[str, ...] = ()
+        self._deadline = 0
+        self._round_ns = 0
+        self._last_count = 0
+        self._unchanged = -1
+
+    def start(self, seeds: tuple[str, ...], rounds: int, timeout_ns: int) -> None:
+        node = self._node
+        if self._running or node.executor.members(node.log.metadata):
+            return  # running already, or the CMS exists: nothing to discover
+        self._running = True
+        self._seeds, self._rounds = seeds, rounds
+        self._round_ns = max(1, timeout_ns // rounds)
+        self._deadline = node.world.queue.clock.now + timeout_ns
+        self._last_count = len(self.discovered)
+        self._unchanged = -1
+        node.trace.event("discovery", node.id, "-", "start")
+        self._round()
+
+    def _round(self) -> None:
+        node = self._node
+        if not self._running:
+            return
+        for peer in sorted((self.discovered | set(self._seeds)) - {node.id}):
+            node.send(peer, DiscoverRequest(sender=node.id, epoch=node.log.applied))
+        node.timer(self._round_ns, self._end_round)
+
+    def _end_round(self) -> None:
+        node = self._node
+        if not self._running:
+            return
+        if self._found_cms:
+            self._running = False
+            node.trace.event("discovery", node.id, "-", "found the CMS")
+            return
+        if len(self.discovered) == self._last_count:
+            self._unchanged += 1
+        else:
+            if not bugs.on(node.settings, "discovery-never-resets-unchanged-rounds"):
+                self._unchanged = 0  # the fix of CASSANDRA-19153
+            self._last_count = len(self.discovered)
+        if node.world.queue.clock.now <= self._deadline or self._unchanged < self._rounds:
+            self._round()
+            return
+        self._running = False
+        candidates = sorted(self.discovered | {node.id})
+        node.trace.event("discovery", node.id, "-", f"done: {','.join(candidates)}")
+        if candidates[0] == node.id and not node.executor.members(node.log.metadata):
+            self._nominate(tuple(n for n in node.world.node_ids if n not in candidates))
+
+    def on_request(self, msg: DiscoverRequest) -> None:
+        node = self._node
+        self.discovered.add(msg.sender)
+        cms = tuple(node.executor.members(node.log.metadata))
+        node.send(msg.sender, DiscoverResponse(sender=node.id, epoch=node.log.applied,
+                                               nodes=tuple(sorted(self.discovered)), cms=cms))
+
+    def on_response(self, msg: DiscoverResponse) -> None:
+        if not self._running:
+            return
+        if msg.cms:
+            self._found_cms = True
+            return
+        self.discovered.add(msg.sender)
+        self.discovered.update(n for n in msg.nodes if n != self._node.id)

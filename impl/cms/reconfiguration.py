@@ -43,11 +43,17 @@ def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
 
 
 def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], *,
-                  prefer: list[str] | None = None, shrink_on_leave: bool = False) -> tuple[str, ...]:
+                  down: frozenset[str] = frozenset(), shrink_on_leave: bool = False) -> tuple[str, ...]:
     """The sizing policy over the JOINED nodes of the metadata (the cluster as it is now, so the
     CMS follows joins and leaves): keep current members that are still joined, then add the
-    lowest ids, or drop the highest ids, to reach the policy's size. Without a directory in the
-    metadata, the simulated nodes stand in for the joined ones."""
+    lowest ids that are not `down`, or drop the highest ids, to reach the policy's size. Without
+    a directory in the metadata, the simulated nodes stand in for the joined ones.
+
+    Why `down` (CASSANDRA-19943, "Allow CMS reconfiguration to work around DOWN nodes"):
+    ReconfigureCMS.maybeReconfigureCMS collects the joined endpoints the failure detector sees
+    down and PrepareCMSReconfiguration.Simple leaves them out of the new members, since a new
+    member must be streamed the log before it can join the read set. Current members are kept
+    (a reconfiguration that removes one is its own decision)."""
     directory = getattr(metadata, "directory", None)
     if isinstance(directory, dict):
         joined = sorted(n for n, rec in directory.items()
@@ -58,12 +64,13 @@ def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], 
         return members
     size = policy_size(len(joined))
     keep = [m for m in members if m in joined]
+    if shrink_on_leave:
+        # mutant (CASSANDRA-18416): a member that left the ring keeps its seat, so the CMS
+        # counts it toward the policy's size and never replaces it (fewer working members)
+        keep = list(members)
     if len(keep) >= size:
         return tuple(sorted(keep)[:size])
-    if shrink_on_leave and len(keep) < len(members):  # mutant (CASSANDRA-18416)
-        return tuple(sorted(keep))
-    order = [n for n in (prefer or []) if n in joined] + joined  # mutant: down nodes first
-    extra = list(dict.fromkeys(n for n in order if n not in keep))[: size - len(keep)]
+    extra = [n for n in joined if n not in keep and n not in down][: size - len(keep)]
     return tuple(sorted(keep + extra))
 
 
@@ -82,11 +89,16 @@ class ReconfigurationDriver:
         target = self._node.world.cms_target
         if target is AUTO:
             settings = self._node.settings
+            world = self._node.world
+            # the failure detector's view (the simulation knows who is down; a cut-off node
+            # still counts as up, as a suspected one would until its phi rises); a node the
+            # directory knows that is no process at all (a scripted REGISTER) never answers
+            known = getattr(meta, "directory", None)
+            ids = list(known) if isinstance(known, dict) else world.node_ids
+            down = frozenset(n for n in ids if not world.is_up(n))
             if bugs.on(settings, "cms-reconfig-chooses-down-nodes"):
-                # CASSANDRA-19943: candidates taken without looking at who is up
-                down = [n for n in self._node.world.node_ids if not self._node.world.is_up(n)]
-                return policy_target(meta, members, self._node.world.node_ids, prefer=down)
-            return policy_target(meta, members, self._node.world.node_ids,
+                down = frozenset()  # CASSANDRA-19943: candidates taken without looking at who is up
+            return policy_target(meta, members, world.node_ids, down=down,
                                  shrink_on_leave=bugs.on(settings, "decommission-shrinks-cms"))
         return target
 

@@ -31,16 +31,22 @@ class PlacementHistory:
     def __init__(self) -> None:
         self.changes: list[tuple[int, Any]] = []
         self._memo: dict[tuple[str, int, bool], int] = {}
+        self.newest = 0
+        """The highest last-modified epoch recorded (never above the node's epoch: the
+        harness checks it, CASSANDRA-19538)."""
 
-    def observe(self, metadata: Any) -> None:
-        """Record `metadata` if some keyspace's placement is not the one recorded last."""
+    def observe(self, metadata: Any, *, stamp: int | None = None) -> None:
+        """Record `metadata` if some keyspace's placement is not the one recorded last, as
+        modified at `stamp` (its own epoch unless a known-bug switch says otherwise)."""
         if getattr(metadata, "placements", None) is None:
             return  # an engine without data placements (tests' stand-in): no data path
         if self.changes:
             last = self.changes[-1][1]
             if last.placements is metadata.placements and _replication(last) == _replication(metadata):
                 return
-        self.changes.append((metadata.epoch, metadata))
+        epoch = metadata.epoch if stamp is None else stamp
+        self.changes.append((epoch, metadata))
+        self.newest = max(self.newest, epoch)
         self._memo = {}
 
     def last_modified(self, keyspace: str, token: int, *, writes: bool) -> int:

@@ -31,6 +31,7 @@ class PeerLogFetcher:
         self.covered = 0  # highest epoch an in-flight fetch is expected to deliver
         self.wanted = 0  # highest epoch known to exist
         self._attempts = 0
+        self._trusted = 0  # mutant catchup-trusts-lagging-peer: an epoch taken as fetched
 
     def want(self, epoch: int, peer: str) -> None:
         node = self._node
@@ -38,7 +39,7 @@ class PeerLogFetcher:
             self.wanted = epoch
         if epoch <= node.log.applied:
             return
-        if epoch <= self.covered:
+        if epoch <= max(self.covered, self._trusted):
             node.counters["fetches_deduplicated"] += 1
             return
         self._attempts = 0
@@ -84,7 +85,10 @@ class PeerLogFetcher:
             self._recompute_covered()
         apply(msg)
         if entry is not None and bugs.on(self._node.settings, "catchup-trusts-lagging-peer"):
-            self.wanted = self._node.log.applied  # the peer's log taken as complete
+            # the peer's log taken as complete up to the epoch asked for: that epoch counts as
+            # fetched, so a later message revealing it (or anything below) starts no fetch
+            self._trusted = max(self._trusted, entry[1])
+            self.wanted = self._node.log.applied
         if entry is not None and self._node.log.applied < self.wanted:
             self._retry(avoid=msg.sender)
         elif self._node.log.applied >= self.wanted:

@@ -12,7 +12,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from impl.cms.election import Election
+from impl import bugs
+from impl.cms.election import Discovery, Election
 from impl.cms.paxos import Acceptor
 from impl.cms.reconfiguration import ReconfigurationDriver
 from impl.cms.service import CmsService
@@ -22,6 +23,8 @@ from impl.messages import (
     Accept,
     Accepted,
     Commit,
+    DiscoverRequest,
+    DiscoverResponse,
     ElectionAck,
     ElectionPrepare,
     FetchLog,
@@ -79,6 +82,7 @@ class Node:
         self.reconfiguration = ReconfigurationDriver(self)
         self._stream_waiters: dict[str, int] = {}
         self.election: Election | None = None
+        self.discovery = Discovery(self, self._nominate)
         self.log = LocalLog(disk=disk, executor=cluster.executor,
                             snapshot_interval=self.settings.snapshot_interval,
                             on_apply=self._on_apply, on_apply_failure=self._on_apply_failure,
@@ -104,6 +108,8 @@ class Node:
             Streamed: self.reconfiguration.on_streamed,
             ElectionPrepare: self._on_election_prepare,
             ElectionAck: self._on_election_ack,
+            DiscoverRequest: self.discovery.on_request,
+            DiscoverResponse: self.discovery.on_response,
             Mutation: self.replica.on_mutation,
             MutationAck: self.coordinator.on_mutation_ack,
             Read: self.replica.on_read,
@@ -245,6 +251,11 @@ class Node:
         self.send(msg.sender, WatermarkResponse(sender=self.id, epoch=self.log.applied,
                                                 request_id=msg.request_id))
 
+    def _nominate(self, ignore: tuple[str, ...]) -> None:
+        """Discovery found no lower id: this node runs the Election (Startup's vote)."""
+        self.election = Election(self, ignore)
+        self.election.start()
+
     def _on_election_ack(self, msg: ElectionAck) -> None:
         if self.election is not None:
             self.election.on_ack(msg)
@@ -263,9 +274,14 @@ class Node:
         else:
             assert snap is not None
             self.trace.event("install", self.id, "-", f"snapshot e{snap.epoch}")
+        stamp = None
+        if snap is not None and bugs.on(self.settings, "forced-snapshot-last-modified-ahead"):
+            # CASSANDRA-19538: the forced state stamped as modified by the next epoch
+            stamp = snap.epoch + 1
+        # before the world looks (it checks what the node holds at an install)
+        self.disk.placement_epochs.observe(log.metadata, stamp=stamp)
         self.world.observe_apply(self.id, entry, snap)
         self.acceptor.forget_upto(log.applied)
-        self.disk.placement_epochs.observe(log.metadata)
         if self.alive:
             self.service.on_log_advanced()
             self.reconfiguration.on_log_advanced()

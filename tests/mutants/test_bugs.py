@@ -52,6 +52,52 @@ def test_a_switch_changes_the_verdict_and_is_recorded_for_replay():
     assert json.loads(broken.failure or "{}")["mutant"] == "submit-retry-new-entry-id"
 
 
+def test_discovery_initializes_one_cms_unless_its_count_is_never_reset():
+    from attrs import evolve
+
+    from campaign.formats.scenario import parse_scenario
+    from campaign.mutants import biased
+    from impl.cluster import run_scenario
+
+    nodes = [{"id": f"n{i}", "dc": "dc1", "rack": "r1", "tokens": [i * 100]} for i in range(1, 6)]
+    doc = {"topology": {"nodes": nodes, "keyspaces": [{"name": "ks", "replication": {
+        "class": "SimpleStrategy", "replication_factor": 3}}]}, "faults": {}}
+    # n1, n2 cut off until 3.8 s; n5 up at 2.1 s: n3's discovered set changes after the timeout
+    sc = parse_scenario(biased("discovery-never-resets-unchanged-rounds", doc))
+    fixed = run_scenario(sc, 5)
+    assert {e.entry_id for n in fixed.nodes for e in n.entries if e.epoch == 1} == {"n1:election"}
+    assert not fixed.conflicts
+    broken = run_scenario(evolve(sc, settings=evolve(sc.settings, mutants=frozenset(
+        {"discovery-never-resets-unchanged-rounds"}))), 5)
+    assert broken.conflicts and "n3:election" in broken.conflicts[0]  # two CMSs (CASSANDRA-19153)
+    with pytest.raises(BadInput, match="initiator or a discovery"):
+        parse_scenario({**doc, "initialize": {"initiator": "n1", "discovery": {"seeds": ["n1"]}}})
+    with pytest.raises(BadInput, match="seeds"):
+        parse_scenario({**doc, "initialize": {"discovery": {"seeds": []}}})
+
+
+def test_a_read_after_an_acknowledged_write_at_all_must_see_it_but_in_flight_writes_may_be_missed():
+    from types import SimpleNamespace
+
+    from campaign.judge import _stale_reads
+    from impl.history import Op
+
+    def run(*ops):
+        history = tuple(Op(process=p, type=t, f=f, value=v, time=at, node="n1", key="k0")
+                        for p, t, f, v, at in ops)
+        sc = SimpleNamespace(clients=(SimpleNamespace(write_cl=("ALL",)),), clock_skew=())
+        return _stale_reads(sc, SimpleNamespace(client_history=history))
+
+    w1 = [(1, "invoke", "write", "1", 0), (1, "ok", "write", "1", 10)]
+    w2 = [(2, "invoke", "write", "2", 20), (2, "ok", "write", "2", 30)]
+    # a read begun after write 2 was acknowledged returns 1: lost
+    assert run(*w1, *w2, (3, "invoke", "read", "null", 40), (3, "ok", "read", "1", 50))
+    assert run(*w1, (3, "invoke", "read", "null", 40), (3, "ok", "read", "null", 50))
+    # a read concurrent with write 2 may return 1 (at ONE, before the write reaches its replica)
+    assert not run(*w1, *w2, (3, "invoke", "read", "null", 25), (3, "ok", "read", "1", 50))
+    assert not run(*w1, *w2, (3, "invoke", "read", "null", 40), (3, "ok", "read", "2", 50))
+
+
 def test_mutants_command_json_and_bad_input(capsys):
     code = main(["mutants", "--budget", "20", "--only", "reject-create-table", "--json", "--no-shrink"])
     out = capsys.readouterr().out
@@ -63,7 +109,57 @@ def test_mutants_command_json_and_bad_input(capsys):
     assert "unknown mutant" in capsys.readouterr().err
 
 
-@pytest.mark.mutants  # about 25 minutes: too long for CI; `pytest -m mutants`
+# A seed where each switch's campaign (campaign/mutants.py) detected it, found by that campaign
+# from seed 1 (`campaign(name, 60)`). The slow test starts there, so it costs about one run per
+# switch; if a change to impl or the generator moves the detection, the campaign goes on from
+# that seed within its budget. The detection counts only when the same case passes with the
+# switch off (the control, inside `campaign`).
+DETECTING_SEED: dict[str, int] = {
+    "reject-create-table": 11,
+    "tokens-at-start-join": 10,
+    "locked-ranges-miss-wraparound": 29,
+    "replica-skips-epoch-check": 243,
+    "pending-not-in-blockfor": 116,
+    "read-repair-skipped": 148,
+    "paxos-accept-without-promise-quorum": 38,
+    "paxos-ignores-accepted-value": 51,
+    "submit-retry-new-entry-id": 5,
+    "catchup-trusts-lagging-peer": 27,
+    "rejected-commit-no-catchup": 58,
+    "decommission-shrinks-cms": 1,
+    "cms-reconfig-chooses-down-nodes": 1,
+    "discovery-never-resets-unchanged-rounds": 1,
+    "apply-failure-stalls": 4,
+    "removenode-nothing-to-stream-hangs": 78,
+    "forced-snapshot-last-modified-ahead": 11,
+    "snapshot-install-stale": 11,
+    "stream-from-non-replica": 265,
+}
+
+# Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
+# the test says so instead of passing quietly.
+NOT_YET_DETECTED = frozenset({
+    "barrier-at-one",
+    "barrier-new-replicas-only",
+    "coordinator-skips-revalidation",
+    "mid-drops-old-write-replicas",
+    "no-progress-barrier",
+    "replica-ignores-last-modified",
+})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_each_switch_is_detected_by_its_campaign(name):
+    if name in NOT_YET_DETECTED:
+        pytest.skip(f"{name}: detection not landed yet (docs/mutants.md)")
+    d, records = campaign(name, 60.0, first_seed=DETECTING_SEED.get(name, 1), shrink=False)
+    assert d.detected, f"{name} not detected in 60 s from seed {DETECTING_SEED.get(name, 1)} ({d.runs} runs)"
+    if BY_NAME[name].liveness:
+        assert (d.cause or "").startswith("liveness:"), d.cause
+
+
+@pytest.mark.mutants  # about 25 minutes: every switch from seed 1, as `tcmcheck mutants` runs it
 @pytest.mark.parametrize("name", NAMES)
 def test_each_switch_is_detected_within_a_minute(name):
     d, _ = campaign(name, 60.0, shrink=False)
@@ -72,11 +168,25 @@ def test_each_switch_is_detected_within_a_minute(name):
         assert (d.cause or "").startswith("liveness:")
 
 
-@pytest.mark.mutants
-@pytest.mark.parametrize("name", ["no-progress-barrier", "decommission-shrinks-cms", "reject-create-table",
-                                  "removenode-nothing-to-stream-hangs"])
+CONTROLS = ["no-progress-barrier", "decommission-shrinks-cms", "cms-reconfig-chooses-down-nodes",
+            "reject-create-table", "locked-ranges-miss-wraparound", "removenode-nothing-to-stream-hangs",
+            "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
+            "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CONTROLS)
 def test_the_same_campaigns_without_the_switch_show_only_known_findings(name):
-    d, records = campaign(name, 120.0, shrink=False, plant=False, max_runs=30)
+    # each bias's cases with the switch off: nothing but known findings (a few runs in CI,
+    # 30 under the `mutants` marker)
+    d, records = campaign(name, 120.0, shrink=False, plant=False, max_runs=6)
+    assert not d.detected, f"control of {name} failed: {d.cause} (seed {d.seed})"
+    assert len(records) == 6
+
+
+@pytest.mark.mutants
+@pytest.mark.parametrize("name", CONTROLS)
+def test_the_same_campaigns_without_the_switch_show_only_known_findings_long(name):
+    d, records = campaign(name, 300.0, shrink=False, plant=False, max_runs=30)
     assert not d.detected, f"control of {name} failed: {d.cause} (seed {d.seed})"
     assert len(records) == 30
-
