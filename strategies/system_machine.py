@@ -67,6 +67,9 @@ STREAMS_FROM_ONE = frozenset({"replace", "remove"})
 
 TOKENS = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
 DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
+PICK = st.integers(0, 7)
+STEP_MS = 10
+"""Virtual time each rule lets pass after adding its event (`tick` and `let_time_pass` more)."""
 
 
 class SystemMachine(RuleBasedStateMachine):
@@ -120,7 +123,7 @@ class SystemMachine(RuleBasedStateMachine):
     @initialize(
         nodes=st.integers(3, 5),
         dcs=st.integers(1, 2),
-        tokens=st.lists(st.integers(-(2**60), 2**60), min_size=5, max_size=5),
+        tokens=st.lists(st.integers(-(2**60) + 1, 2**60 - 1), min_size=5, max_size=5),
         rf=st.integers(1, 3),
         cms=st.sampled_from(["auto", 1, 3]),
         snapshot_interval=st.sampled_from([100, 10, 3]),
@@ -152,7 +155,7 @@ class SystemMachine(RuleBasedStateMachine):
             kv = {"class": "NetworkTopologyStrategy",
                   **{dc: min(rf, sum(1 for n in ids if dc_of[n] == dc)) for dc in DCS[:dcs]}}
         doc = {
-            # why spread: node i owns token (i - 2) * 2**61 moved by at most 2**60, so tokens
+            # why spread: node i owns token (i - 2) * 2**61 moved by less than 2**60, so tokens
             # never collide (a unique-list draw shrinks badly)
             "topology": {"nodes": [{"id": n, "dc": dc_of[n], "rack": "r1", "tokens": [(i - 2) * 2**61 + tokens[i]]}
                                    for i, n in enumerate(ids)],
@@ -203,7 +206,7 @@ class SystemMachine(RuleBasedStateMachine):
     def _network(self) -> None:
         self.c.set_network(NetworkFaults(loss=self.loss, latency=self.latency, reorder=self.reorder,
                                          reorder_extra_ms=20.0))
-        self._run(0)
+        self._run(STEP_MS)
 
     def _begin(self, op: str, node: str, *, target: str | None = None,
                tokens: tuple[int, ...] = (), location: tuple[str, str] | None = None) -> None:
@@ -212,68 +215,86 @@ class SystemMachine(RuleBasedStateMachine):
             return
         self.c.begin_operation(Operation(op=op, node=node, at=self.c.clock.now, target=target,
                                          tokens=tokens, location=location))
-        self._run(0)
+        self._run(STEP_MS)
 
     # ------------------------------------------------------------ operations (node-driven)
+    # why picks: an operation is drawn among the nodes it can start on now (`pick` indexes the
+    # sorted candidates, modulo their number), so no step is wasted on a refused request
 
-    @precondition(lambda self: self.op_on("join"))
-    @rule(node=st.sampled_from(SPARES), token=TOKENS, dc=st.sampled_from(DCS))
-    def bootstrap(self, node: str, token: int, dc: str) -> None:
+    def _newest(self) -> Any:
+        """The metadata of the most advanced live node (what an operator's nodetool would show)."""
+        live = [n for n in self.c.nodes.values() if n is not None]
+        return max(live, key=lambda n: n.log.applied).log.metadata if live else None
+
+    def _idle(self, node: str) -> bool:
+        op = self.c.disks[node].operation
+        return self.up(node) and (op is None or op.get("outcome") is not None)
+
+    def _state(self, node: str) -> str:
+        meta = self._newest()
+        return "" if meta is None or node not in meta.directory else str(meta.node_state(node).value)
+
+    def joinable(self) -> list[str]:
+        return [n for n in SPARES if self._idle(n) and self._state(n) in ("", "REGISTERED")]
+
+    def joined_idle(self) -> list[str]:
+        return [n for n in self.c.node_ids if self._idle(n) and self._state(n) == "JOINED"]
+
+    def joined_down(self) -> list[str]:
+        return [n for n in self.c.node_ids if not self.up(n) and self._state(n) == "JOINED"]
+
+    def running(self) -> list[str]:
+        return [n for n in self.c.node_ids if self.c.disks[n].operation is not None
+                and self.c.disks[n].operation.get("outcome") is None]
+
+    @staticmethod
+    def _pick(candidates: list[str], pick: int) -> str:
+        return sorted(candidates)[pick % len(candidates)]
+
+    @precondition(lambda self: self.op_on("join") and self.joinable())
+    @rule(pick=PICK, token=TOKENS, dc=st.sampled_from(DCS))
+    def bootstrap(self, pick: int, token: int, dc: str) -> None:
         """A new node registers, then PREPARE_JOIN .. FINISH_JOIN (BootstrapAndJoin)."""
-        self._begin("join", node, tokens=(token,), location=(dc, "r1"))
+        self._begin("join", self._pick(self.joinable(), pick), tokens=(token,),
+                    location=(dc if dc in self.dc_of.values() else DCS[0], "r1"))
 
-    @precondition(lambda self: self.op_on("leave"))
-    @rule(node=st.sampled_from(EVERYONE))
-    def decommission(self, node: str) -> None:
+    @precondition(lambda self: self.op_on("leave") and self.joined_idle())
+    @rule(pick=PICK)
+    def decommission(self, pick: int) -> None:
         """PREPARE_LEAVE .. FINISH_LEAVE driven by the leaving node (UnbootstrapAndLeave)."""
-        if not self.exists(node):
-            return
-        self._begin("leave", node)
+        self._begin("leave", self._pick(self.joined_idle(), pick))
 
-    @precondition(lambda self: self.op_on("move"))
-    @rule(node=st.sampled_from(EVERYONE), token=TOKENS)
-    def move(self, node: str, token: int) -> None:
+    @precondition(lambda self: self.op_on("move") and self.joined_idle())
+    @rule(pick=PICK, token=TOKENS)
+    def move(self, pick: int, token: int) -> None:
         """PREPARE_MOVE .. FINISH_MOVE (Move)."""
-        if not self.exists(node):
-            return
-        self._begin("move", node, tokens=(token,))
+        self._begin("move", self._pick(self.joined_idle(), pick), tokens=(token,))
 
-    @precondition(lambda self: self.op_on("replace"))
-    @rule(node=st.sampled_from(SPARES), replaced=st.sampled_from(NODES))
-    def replace(self, node: str, replaced: str) -> None:
-        """A new node takes a down node's tokens (BootstrapAndReplace); same DC, as Cassandra's
-        replace_address requires of the replacement's snitch."""
-        if not self.exists(replaced):
-            return
-        if self.up(replaced):
-            event("replace skipped: the replaced node is up")
-            return
-        self.gone.add(replaced)
-        self._begin("replace", node, target=replaced, location=(self.dc_of[replaced], "r1"))
+    @precondition(lambda self: self.op_on("replace") and self.joinable() and self.joined_down())
+    @rule(pick=PICK, replaced=PICK)
+    def replace(self, pick: int, replaced: int) -> None:
+        """A new node takes a down node's tokens (BootstrapAndReplace): Cassandra replaces only
+        a node that is down, with a node of its DC (replace_address)."""
+        target = self._pick(self.joined_down(), replaced)
+        self.gone.add(target)
+        dc = self._newest().node_location(target)[0] if target in self._newest().directory else DCS[0]
+        self._begin("replace", self._pick(self.joinable(), pick), target=target, location=(str(dc), "r1"))
 
-    @precondition(lambda self: self.op_on("remove"))
-    @rule(node=st.sampled_from(EVERYONE), removed=st.sampled_from(EVERYONE))
-    def removenode(self, node: str, removed: str) -> None:
-        """`nodetool removenode` of a down node, run by `node` (RemoveNode)."""
-        if not (self.exists(node) and self.exists(removed)):
-            return
-        if self.up(removed) or removed == node:
-            event("removenode skipped: the removed node is up")
-            return
-        self.gone.add(removed)
-        self._begin("remove", node, target=removed)
+    @precondition(lambda self: self.op_on("remove") and self.joined_idle() and self.joined_down())
+    @rule(pick=PICK, removed=PICK)
+    def removenode(self, pick: int, removed: int) -> None:
+        """`nodetool removenode` of a down node, run by a live one (RemoveNode)."""
+        target = self._pick(self.joined_down(), removed)
+        self.gone.add(target)
+        self._begin("remove", self._pick(self.joined_idle(), pick), target=target)
 
-    @precondition(lambda self: "operations" in self.families and self.on("cancel"))
-    @rule(node=st.sampled_from(EVERYONE))
-    def cancel_sequence(self, node: str) -> None:
-        """The operator cancels `node`'s operation (CANCEL_SEQUENCE, `nodetool abortbootstrap`)."""
-        if not self.exists(node):
-            return
-        if self.c.disks[node].operation is None:
-            event("cancel skipped: no operation")
-            return
-        self.c.cancel_operation(node)
-        self._run(0)
+    @precondition(lambda self: "operations" in self.families and self.on("cancel") and self.running())
+    @rule(pick=PICK)
+    def cancel_sequence(self, pick: int) -> None:
+        """The operator cancels a running operation (CANCEL_SEQUENCE: `nodetool abortbootstrap`,
+        or the sequence's cancel from any node)."""
+        self.c.cancel_operation(self._pick(self.running(), pick))
+        self._run(STEP_MS)
 
     # ------------------------------------------------------------ clients and schema
 
@@ -285,7 +306,7 @@ class SystemMachine(RuleBasedStateMachine):
         self.value += 1
         self.c.client(ClientOp(at=self.c.clock.now, node=node, f="write", keyspace="kv", key=key,
                                value=self.value, cl=self.write_cl))
-        self._run(0)
+        self._run(STEP_MS)
 
     @precondition(lambda self: self.on("clients"))
     @rule(node=st.sampled_from(EVERYONE), key=st.sampled_from(KEYS))
@@ -294,7 +315,7 @@ class SystemMachine(RuleBasedStateMachine):
             return
         self.c.client(ClientOp(at=self.c.clock.now, node=node, f="read", keyspace="kv", key=key,
                                value=None, cl=self.read_cl))
-        self._run(0)
+        self._run(STEP_MS)
 
     @precondition(lambda self: self.on("schema"))
     @rule(node=st.sampled_from(NODES), change=st.sampled_from(
@@ -310,28 +331,28 @@ class SystemMachine(RuleBasedStateMachine):
                 "drop_type": {"op": "DROP_TYPE", "type": "addr"},
                 "drop_table": {"op": "DROP_TABLE", "table": "t1"}}[change]
         self.c.submit(node, canonical_json({"kind": "SCHEMA_CHANGE", "change": {**body, "keyspace": "ks1"}}))
-        self._run(0)
+        self._run(STEP_MS)
 
     # ------------------------------------------------------------ faults
 
-    @precondition(lambda self: self.on("crash"))
-    @rule(node=st.sampled_from(EVERYONE))
-    def crash(self, node: str) -> None:
-        if not self.exists(node):
-            return
-        self.c.crash(node)
-        self._run(0)
+    def live(self) -> list[str]:
+        return [n for n in self.c.node_ids if self.up(n)]
 
-    @precondition(lambda self: self.on("crash"))
-    @rule(node=st.sampled_from(EVERYONE))
-    def restart(self, node: str) -> None:
-        if not self.exists(node):
-            return
-        if node in self.gone:
-            event("restart skipped: replaced or removed")
-            return
-        self.c.restart(node)
-        self._run(0)
+    def restartable(self) -> list[str]:
+        return [n for n in self.c.node_ids if not self.up(n) and n not in self.gone]
+
+    @precondition(lambda self: self.on("crash") and self.live())
+    @rule(pick=PICK)
+    def crash(self, pick: int) -> None:
+        self.c.crash(self._pick(self.live(), pick))
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("crash") and self.restartable())
+    @rule(pick=PICK)
+    def restart(self, pick: int) -> None:
+        """A crashed node comes back from its disk (never one replaced or removed)."""
+        self.c.restart(self._pick(self.restartable(), pick))
+        self._run(STEP_MS)
 
     @precondition(lambda self: self.on("partition"))
     @rule(isolated=st.frozensets(st.sampled_from(EVERYONE), min_size=1, max_size=3))
@@ -340,7 +361,7 @@ class SystemMachine(RuleBasedStateMachine):
         name = f"m{len(self.partitions)}"
         self.partitions.append(name)
         self.c.partition(name, (tuple(sorted(n for n in isolated if n in self.c.disks)),))
-        self._run(0)
+        self._run(STEP_MS)
 
     @precondition(lambda self: self.on("partition"))
     @rule()
@@ -348,7 +369,7 @@ class SystemMachine(RuleBasedStateMachine):
         for name in self.partitions:
             self.c.heal(name)
         self.partitions = []
-        self._run(0)
+        self._run(STEP_MS)
 
     @precondition(lambda self: self.on("loss"))
     @rule(loss=st.sampled_from([0.05, 0.2, 0.5, 1.0]))
