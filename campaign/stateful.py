@@ -109,11 +109,8 @@ def _no_local_constants() -> Iterator[None]:
 
 def program(machine: str, error: BaseException) -> str:
     """The shrunk counterexample as a program that runs when pasted."""
-    module, name = MACHINES[machine]
-    notes = [n for n in getattr(error, "__notes__", []) if n.startswith("state = ") or "\nstate" in n
-             or n.startswith("Falsifying example")]
-    body = "\n".join(notes)
-    lines = [ln for ln in body.splitlines() if not ln.startswith("Falsifying example")]
+    module, _ = MACHINES[machine]
+    lines = [n for n in getattr(error, "__notes__", []) if n.startswith("state")]
     return f"from {module} import *  # noqa: F403\n" + "\n".join(lines) + "\n"
 
 

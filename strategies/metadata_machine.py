@@ -15,7 +15,9 @@ from spec import fixes as spec_fixes
 from spec import invariants as inv
 from spec import schema as S
 from spec.metadata import ClusterMetadata
-from spec.topology import Topology
+from spec.nodes import Location, NodeVersion
+from spec.replication import NetworkTopologyStrategy, SimpleStrategy
+from spec.topology import NodeSpec, Topology
 from spec.transformations import (
     Rejected,
     Transformation,
@@ -98,3 +100,8 @@ class MetadataMachine(OperationRules):
                 for _, cql_type in table.columns:
                     assert S.referenced_types(cql_type) <= types
 
+
+# what `from strategies.metadata_machine import *` gives a printed counterexample: the machine
+# and the classes whose reprs its arguments print as
+__all__ = ["Location", "MetadataMachine", "NetworkTopologyStrategy", "NodeSpec", "NodeVersion",
+           "SimpleStrategy", "Topology"]

@@ -130,8 +130,9 @@ class SystemMachine(RuleBasedStateMachine):
         families=st.frozensets(st.sampled_from(FAMILIES), min_size=1),
         operations=st.frozensets(st.sampled_from(OPERATIONS), min_size=1),
         levels=st.sampled_from(CL_PAIRS),
-        mutants=st.runner().map(lambda m: m.PLANTED),
-        fixes=st.runner().map(lambda m: m.FIXES),
+        # why flatmap to just: the printed program shows the value, not this expression
+        mutants=st.runner().flatmap(lambda m: st.just(m.PLANTED)),
+        fixes=st.runner().flatmap(lambda m: st.just(m.FIXES)),
     )
     def boot(self, nodes: int, dcs: int, tokens: list[int], rf: int, cms: str | int,
              snapshot_interval: int, families: frozenset[str], operations: frozenset[str],
@@ -558,3 +559,5 @@ def _engine(mutants: frozenset[str], fixes: frozenset[str]) -> Any:
         return _FixedEngine(fixes)
     return None
 
+
+__all__ = ["SystemMachine"]  # what a printed counterexample needs
