@@ -65,6 +65,11 @@ def machine_class(machine: str, mutant: str | None = None, fixes: frozenset[str]
 
 def run_machine(cls: Any, seed: int, examples: int, steps: int) -> BaseException | None:
     """Run `cls`'s test from `seed`; the (shrunk) failure, or None when every example passed."""
+    return run_counted(cls, seed, examples, steps)[0]
+
+
+def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseException | None, int]:
+    """`run_machine`, and how many steps the machine took in all (shrinking included)."""
     from hypothesis import HealthCheck, Phase, Verbosity, settings
     from hypothesis import seed as hypothesis_seed
     from hypothesis.stateful import get_state_machine_test
@@ -75,14 +80,22 @@ def run_machine(cls: Any, seed: int, examples: int, steps: int) -> BaseException
                  derandomize=False, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
                  phases=(Phase.generate, Phase.target, Phase.shrink), print_blob=False,
                  verbosity=Verbosity.normal)
-    test = get_state_machine_test(cls, settings=s)
+    taken = [0]
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> None:
+        taken[0] += 1
+        cls.check_invariants(self, *args, **kwargs)
+
+    # the same name: a printed program still says `state = SystemMachine()`
+    counting = type(cls.__name__, (cls,), {"check_invariants": counted, "__module__": cls.__module__})
+    test = get_state_machine_test(counting, settings=s)
     hypothesis_seed(seed)(test)
     with _no_local_constants():
         try:
             test()
         except Exception as e:  # noqa: BLE001 (any failure of the machine is the verdict)
-            return e
-    return None
+            return e, taken[0]
+    return None, taken[0]
 
 
 @contextmanager
@@ -132,18 +145,20 @@ def check_stateful(case: dict[str, Any], seed: int, mutant: str | None = None,
 
     machine, examples, steps = parse_case(case)
     # hypothesis.seed takes any int; keep it in 64 bits like every other run seed
-    error = run_machine(machine_class(machine, mutant, fixes), seed, examples, steps)
+    error, taken = run_counted(machine_class(machine, mutant, fixes), seed, examples, steps)
     if error is None:
-        return Outcome(valid=True, cause=None, final_epoch=0, steps=examples * steps, counters=(),
+        return Outcome(valid=True, cause=None, final_epoch=0, steps=taken, counters=(("steps", taken),),
                        details=json.dumps({"machine": machine}))
     message = str(error).splitlines()[0] if str(error) else type(error).__name__
     cause = f"stateful {machine}: {_where(machine, error)}: {message}"[:300]
     shown = program(machine, error)
     details = {"machine": machine, "program": shown,
                "traceback": "".join(traceback.format_exception_only(type(error), error))}
+    # steps: of the shrunk program (rules and invariant checks), what a reader has to follow
     return Outcome(valid=False, cause=cause, final_epoch=0,
                    steps=sum(1 for ln in shown.splitlines() if ln.startswith("state.")),
-                   counters=(), details=json.dumps(details, sort_keys=True))
+                   counters=(("steps", taken),), details=json.dumps(details, sort_keys=True))
 
 
-__all__ = ["MACHINES", "check_stateful", "machine_class", "parse_case", "program", "run_machine", "stateful_case"]
+__all__ = ["MACHINES", "check_stateful", "machine_class", "parse_case", "program", "run_counted", "run_machine",
+           "stateful_case"]
