@@ -88,7 +88,7 @@ def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseExc
 
     # the same name: a printed program still says `state = SystemMachine()`
     counting = type(cls.__name__, (cls,), {"check_invariants": counted, "__module__": cls.__module__})
-    test = get_state_machine_test(counting, settings=s)
+    test = get_state_machine_test(counting, settings=s)  # type: ignore[no-untyped-call]
     hypothesis_seed(seed)(test)
     with _no_local_constants():
         try:
@@ -110,13 +110,13 @@ def _no_local_constants() -> Iterator[None]:
     if get is None or cache is None:  # a Hypothesis without the feature: nothing to turn off
         yield
         return
-    empty = providers.Constants()
+    empty = providers.Constants()  # type: ignore[attr-defined]
     cache.cache.clear()
-    providers._get_local_constants = lambda: empty  # type: ignore[attr-defined]
+    providers._get_local_constants = lambda: empty
     try:
         yield
     finally:
-        providers._get_local_constants = get  # type: ignore[attr-defined]
+        providers._get_local_constants = get
         cache.cache.clear()
 
 

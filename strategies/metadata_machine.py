@@ -22,8 +22,8 @@ from spec.transformations import (
     Rejected,
     Transformation,
 )
-from strategies.topologies import topologies
 from strategies.operation_rules import OperationRules
+from strategies.topologies import topologies
 
 
 class MetadataMachine(OperationRules):

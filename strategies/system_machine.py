@@ -5,7 +5,9 @@ Rules carry Cassandra's and the CEP's names: node-driven operations (`bootstrap`
 client reads and writes at the drawn consistency levels, schema changes racing on a node,
 `crash` / `restart`, `partition` / `heal`, `drop_messages` / `delay_messages` /
 `calm_network`, and `tick` / `let_time_pass` for virtual time. Each rule adds its event at
-the current virtual time through the cluster's step API and runs the events of that instant.
+the current virtual time through the cluster's step API (`Cluster.begin_operation`, `client`,
+`crash`, ...) and lets 10 ms of virtual time pass. Operations, cancels, crashes and restarts
+take `pick`: an index into the nodes they can act on now, so no step is spent on a refusal.
 
 Invariants after every step (the checkers and judge pieces the campaign uses, not new ones):
 every node's log is a prefix of the longest and no epoch holds two entries and no entry id is
@@ -64,6 +66,15 @@ CL_PAIRS = (("QUORUM", "QUORUM"), ("ALL", "ONE"), ("LOCAL_QUORUM", "LOCAL_QUORUM
 """(read, write) levels whose read and write sets intersect (reads at ONE are left out: a write
 that failed part way is seen by one read and not a later one — Cassandra semantics)."""
 STREAMS_FROM_ONE = frozenset({"replace", "remove"})
+SCHEMA_CHANGES: dict[str, dict[str, Any]] = {
+    "create_table_with_type": {"op": "CREATE_TABLE", "table": "t1",
+                               "columns": [["id", "int"], ["v", "frozen<addr>"]]},
+    "create_table": {"op": "CREATE_TABLE", "table": "t2", "columns": [["id", "int"]]},
+    "create_type": {"op": "CREATE_TYPE", "type": "addr", "fields": [["x", "int"]]},
+    "drop_type": {"op": "DROP_TYPE", "type": "addr"},
+    "drop_table": {"op": "DROP_TABLE", "table": "t1"},
+}
+"""The schema race of the CEP (CREATE TABLE with a user type against DROP TYPE), in keyspace ks1."""
 
 TOKENS = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
 DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
@@ -319,18 +330,12 @@ class SystemMachine(RuleBasedStateMachine):
         self._run(STEP_MS)
 
     @precondition(lambda self: self.on("schema"))
-    @rule(node=st.sampled_from(NODES), change=st.sampled_from(
-        ["create_table_with_type", "create_table", "create_type", "drop_type", "drop_table"]))
+    @rule(node=st.sampled_from(NODES), change=st.sampled_from(sorted(SCHEMA_CHANGES)))
     def schema_change(self, node: str, change: str) -> None:
         """The CEP's race: CREATE TABLE using a user type against DROP TYPE, from any node."""
         if not self.exists(node):
             return
-        body = {"create_table_with_type": {"op": "CREATE_TABLE", "table": "t1",
-                                           "columns": [["id", "int"], ["v", "frozen<addr>"]]},
-                "create_table": {"op": "CREATE_TABLE", "table": "t2", "columns": [["id", "int"]]},
-                "create_type": {"op": "CREATE_TYPE", "type": "addr", "fields": [["x", "int"]]},
-                "drop_type": {"op": "DROP_TYPE", "type": "addr"},
-                "drop_table": {"op": "DROP_TABLE", "table": "t1"}}[change]
+        body = SCHEMA_CHANGES[change]
         self.c.submit(node, canonical_json({"kind": "SCHEMA_CHANGE", "change": {**body, "keyspace": "ks1"}}))
         self._run(STEP_MS)
 
@@ -463,7 +468,7 @@ class SystemMachine(RuleBasedStateMachine):
             self._refused = more.refused
         assert not self._refused, f"the spec refuses the committed log: {self._refused[0]}"
         full = not log or log[0].epoch == self._start.epoch + 1
-        attempts = commit_attempts(_History(self.c.history.ops))
+        attempts = commit_attempts(_History(self.c.history.ops))  # type: ignore[arg-type]
         verdict = check_logs(logs, attempts, justify_rejection=self._justify if full else None,
                              initial_epoch=self._start.epoch)
         assert verdict.valid is True, "log invariant: " + "; ".join(
@@ -530,7 +535,7 @@ class SystemMachine(RuleBasedStateMachine):
             margin = up - (len(members) // 2 + 1)
             if margin >= 0:
                 self._margin = min(self._margin, margin)
-        for nid, op, outcome in c.operation_outcomes[self._outcomes:]:
+        for _node, op, outcome in c.operation_outcomes[self._outcomes:]:
             event(f"{op} {outcome.split(':')[0]}")
         self._outcomes = len(c.operation_outcomes)
 

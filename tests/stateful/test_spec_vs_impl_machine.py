@@ -24,9 +24,9 @@ from spec.transformations import (
     Transformation,
     step_of,
 )
+from strategies.operation_rules import PICK, OperationRules
 from strategies.topologies import topologies
 from tests.refinement.test_spec_vs_impl import abstract, observed, topology_json
-from strategies.operation_rules import PICK, OperationRules
 
 
 class SpecVsImplMachine(OperationRules):
