@@ -459,10 +459,14 @@ class SystemMachine(RuleBasedStateMachine):
         logs = self._node_logs()
         reference = longest(logs)
         log = reference.entries if reference is not None else ()
-        # the spec's replay of the longest log, extended by the entries not replayed yet
-        new = tuple(e for e in log if e.epoch > self._spec_epoch)
+        # the spec's replay of the committed log, extended by the entries not replayed yet (from
+        # any node: one that installed a snapshot holds no entries below it)
+        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > self._spec_epoch}
+        new: list[Any] = []
+        while self._spec_epoch + 1 + len(new) in held:
+            new.append(held[self._spec_epoch + 1 + len(new)])
         if new and not self._refused and new[0].epoch == self._spec_epoch + 1:
-            more = SpecReplay(self._spec[self._spec_epoch], new, self.fixes)
+            more = SpecReplay(self._spec[self._spec_epoch], tuple(new), self.fixes)
             self._spec.update(more.states)
             self._spec_epoch = more.final.epoch
             self._refused = more.refused
