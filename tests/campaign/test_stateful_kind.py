@@ -95,9 +95,9 @@ def test_fuzz_runs_the_stateful_kind(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", ["reject-create-table", "tokens-at-start-join"])
 def test_a_planted_switch_is_caught_replayed_and_its_program_runs(
-        mutant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mutant = "reject-create-table"  # one is enough here: shrinking a system example takes a while
     status = main(["fuzz", "--kinds", "stateful", "--runs", "8", "--seed", "5110", "--workers", "1",
                    "--mutant", mutant, "--out", str(tmp_path / "c"), "--fail-fast"])
     out, _ = capsys.readouterr()
