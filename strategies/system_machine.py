@@ -23,7 +23,7 @@ preconditions keep the others off, so one example crashes nodes a lot and the ne
 Known findings steered clear of (docs/stateful.md): `replace` and `removenode` stream each
 range from one remaining replica (Cassandra's BootstrapAndReplace / RemoveNode), so an
 acknowledged write held by the removed node and one other replica can be lost; when either is
-enabled with clients, the machine writes and reads at ALL with RF >= 2 (every acknowledged
+enabled, the machine writes and reads at ALL with RF >= 2 (every acknowledged
 write is on every replica), and it only replaces or removes a node that is down (as Cassandra
 requires) and never restarts it. Switches (impl/bugs.py) and proposed fixes are `boot`
 arguments, so a printed counterexample replays them: `SystemMachine.planted(...)` makes a
@@ -58,8 +58,10 @@ EVERYONE = NODES + SPARES
 KEYS = ("k0", "k1", "k2")
 DCS = ("dc1", "dc2")
 
-FAMILIES = ("operations", "cancel", "clients", "schema", "crash", "partition", "loss", "delay")
-"""Rule families the swarm turns on or off per example."""
+FAMILIES = ("operations", "cancel", "schema", "crash", "partition", "loss", "delay")
+"""Rule families the swarm turns on or off per example. Client reads and writes are always on:
+they are how a data-path bug shows (with them in the swarm, `target()`'s epoch-lag search
+pushed them out of three examples in four)."""
 OPERATIONS = ("join", "leave", "move", "replace", "remove")
 CL_PAIRS = (("QUORUM", "QUORUM"), ("ALL", "ONE"), ("LOCAL_QUORUM", "LOCAL_QUORUM"),
             ("EACH_QUORUM", "EACH_QUORUM"))
@@ -154,7 +156,7 @@ class SystemMachine(RuleBasedStateMachine):
         self.families, self.operations, self.fixes = families, operations, fixes
         ids = NODES[:nodes]
         dc_of = self.dc_of = {n: DCS[i % dcs] for i, n in enumerate(ids)}
-        risky = "clients" in families and "operations" in families and operations & STREAMS_FROM_ONE
+        risky = "operations" in families and operations & STREAMS_FROM_ONE
         if risky:
             # steer clear of the single-source streaming finding (module docstring)
             levels, rf = ("ALL", "ALL"), max(rf, 2)
@@ -310,7 +312,6 @@ class SystemMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------ clients and schema
 
-    @precondition(lambda self: self.on("clients"))
     @rule(node=st.sampled_from(EVERYONE), key=st.sampled_from(KEYS))
     def client_write(self, node: str, key: str) -> None:
         if not self.exists(node):
@@ -320,7 +321,6 @@ class SystemMachine(RuleBasedStateMachine):
                                value=self.value, cl=self.write_cl))
         self._run(STEP_MS)
 
-    @precondition(lambda self: self.on("clients"))
     @rule(node=st.sampled_from(EVERYONE), key=st.sampled_from(KEYS))
     def client_read(self, node: str, key: str) -> None:
         if not self.exists(node):
