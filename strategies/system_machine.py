@@ -39,8 +39,10 @@ import json
 import time
 from typing import Any
 
-from hypothesis import event, target
+from hypothesis import currently_in_test_context
+from hypothesis import event as _event
 from hypothesis import strategies as st
+from hypothesis import target as _target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from impl.bus import Latency, NetworkFaults
@@ -83,6 +85,18 @@ DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
 PICK = st.integers(0, 7)
 STEP_MS = 10
 """Virtual time each rule lets pass after adding its event (`tick` and `let_time_pass` more)."""
+
+
+def event(value: str) -> None:
+    """`hypothesis.event`, and nothing when a printed program runs outside a test."""
+    if currently_in_test_context():
+        _event(value)
+
+
+def target(observation: float, label: str) -> None:
+    """`hypothesis.target`, and nothing when a printed program runs outside a test."""
+    if currently_in_test_context():
+        _target(observation, label=label)
 
 
 class SystemMachine(RuleBasedStateMachine):
