@@ -17,6 +17,7 @@ from typing import Any
 
 from campaign.pool import run_inline, run_pool
 from campaign.runs import (
+    DEFAULT_KINDS,
     KINDS,
     MUTANTS,
     Outcome,
@@ -58,7 +59,7 @@ def is_new_failure(rec: RunRecord, strict: bool = False) -> bool:
         strict or known_finding(cause_class(rec.outcome.cause), rec.fixes) is None)
 
 
-def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = KINDS, workers: int = 1,
+def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = DEFAULT_KINDS, workers: int = 1,
                  max_seconds: float | None = None, fail_fast: bool = False, strict: bool = False,
                  mutant: str | None = None, on_record: Callable[[RunRecord], None] | None = None,
                  engine: str = "local", master: str | None = None, run_timeout: float | None = None,
@@ -119,6 +120,6 @@ def read_runs(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-__all__ = ["COLUMNS", "TIMING_COLUMNS", "CampaignDir", "is_new_failure", "KINDS", "MUTANTS", "Outcome", "RunRecord", "case_size", "cause_class", "check_case", "checked",
+__all__ = ["COLUMNS", "TIMING_COLUMNS", "CampaignDir", "is_new_failure", "DEFAULT_KINDS", "KINDS", "MUTANTS", "Outcome", "RunRecord", "case_size", "cause_class", "check_case", "checked",
            "failure_doc", "generate_case", "plan", "read_runs", "run_campaign", "run_one", "run_seed", "shrink_case",
            "write_outputs"]

@@ -324,4 +324,14 @@ def _schema_change(rng: random.Random, m: ClusterMetadata, dcs: list[str]) -> di
     ])
 
 
-__all__ = ["refine_case", "replication", "scenario", "topology"]
+# ---------------------------------------------------------------- kind "stateful"
+
+
+def stateful_case(rng: random.Random) -> dict[str, Any]:
+    """Which machine a `stateful` run drives, with how many examples (campaign/stateful.py)."""
+    from campaign.stateful import stateful_case as case
+
+    return case(rng)
+
+
+__all__ = ["refine_case", "replication", "scenario", "stateful_case", "topology"]

@@ -1,6 +1,6 @@
 """One fuzzing run: a case generated from (kind, seed), checked, and its record.
 
-Two run kinds:
+Three run kinds:
 
 - `sim`: a generated scenario (campaign/generate.py) run by the simulator (`run_scenario`) and
   judged (`campaign.judge.judge`: log checkers with the spec justifying every rejection,
@@ -11,6 +11,10 @@ Two run kinds:
   epoch, placements, node states, tokens and CMS sets after every step, the spec's invariants
   hold after every committed step, and Z3 proves QUORUM/QUORUM intersection for window 1 over
   the spec's epochs.
+
+- `stateful`: a Hypothesis stateful machine (the system machine over the simulated cluster, or
+  the metadata machine over the spec) run from the seed, shrunk by Hypothesis on failure
+  (campaign/stateful.py). Valid iff every example passed.
 
 `run_one(kind, seed)` returns a picklable `RunRecord`. A failing run carries `failure`: a
 self-contained document (kind, seed, the generated case) that `check_case` re-runs without the
@@ -33,7 +37,9 @@ from attrs import frozen
 
 from impl.bugs import NAMES
 
-KINDS = ("sim", "refine")
+KINDS = ("sim", "refine", "stateful")
+DEFAULT_KINDS = ("sim", "refine")
+"""What `tcmcheck fuzz` runs without `--kinds` (docs/stateful.md: why not stateful too)."""
 MUTANTS = NAMES  # the known-bug switches (impl/bugs.py)
 
 
@@ -98,6 +104,8 @@ def generate_case(kind: str, seed: int) -> dict[str, Any]:
         return generate.scenario(rng)
     if kind == "refine":
         return generate.refine_case(rng)
+    if kind == "stateful":
+        return generate.stateful_case(rng)
     raise ValueError(f"unknown run kind {kind!r}")
 
 
@@ -109,6 +117,11 @@ def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None
         return _check_sim(case, seed, mutant, fixes)
     if kind == "refine":
         return _check_refine(case, mutant, fixes)
+    if kind == "stateful":
+        from campaign.stateful import check_stateful
+
+        outcome: Outcome = check_stateful(case, seed, mutant, fixes)
+        return outcome
     raise ValueError(f"unknown run kind {kind!r}")
 
 

@@ -27,6 +27,8 @@ def cause_class(cause: str | None) -> str:
         head = cause.split(" at epoch", 1)[0]
     elif cause.startswith(("apply failure", "conflict", "spec replay")):
         head = cause.split(":", 1)[0]
+    elif cause.startswith("stateful "):  # the machine, the rule or invariant, the message's class
+        head = ":".join(cause.split(":", 3)[:3])
     across = cause.rsplit("(across ", 1)
     return head + (f" (across {across[1]}" if len(across) == 2 else "")
 
@@ -82,6 +84,8 @@ def _variants(kind: str, case: dict[str, Any]) -> Iterable[dict[str, Any]]:
         fn(c)
         return c
 
+    if kind == "stateful":  # Hypothesis has shrunk it already
+        return
     if kind == "refine":
         ts = case["transformations"]
         size = len(ts) // 2

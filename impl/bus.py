@@ -91,6 +91,12 @@ class Bus:
         self._partitions: list[tuple[str, dict[str, int]]] = []
         self.in_flight = 0
 
+    def set_faults(self, faults: NetworkFaults) -> None:
+        """From now on, send under `faults` (messages in flight keep their fate)."""
+        self._faults = faults
+        self._latency = faults.latency.sampler(self._rng)
+        self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
+
     # --- partitions ---
 
     def partition(self, name: str, groups: tuple[tuple[str, ...], ...], nodes: list[str]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from attrs import frozen
 
 from impl import client_workload
-from impl.bus import Bus
+from impl.bus import Bus, NetworkFaults
 from impl.cms.election import Election
 from impl.cms.reconfiguration import AUTO, policy_members
 from impl.engine import Engine, Executor, MetadataEngine
@@ -118,7 +118,7 @@ class RunResult:
 
 class Cluster:
     def __init__(self, scenario: Scenario, seed: int, *, engine: Engine | None = None,
-                 keep_trace: bool = False) -> None:
+                 keep_trace: bool = False, spares: tuple[str, ...] = ()) -> None:
         self.scenario = scenario
         self.seed = seed
         self.settings = scenario.settings
@@ -141,8 +141,9 @@ class Cluster:
         # why the operation nodes too: a joining or replacing node is a process from the start,
         # absent from the metadata until it registers
         self.topology_ids: list[str] = sorted(str(n["id"]) for n in topology.get("nodes", []))
+        # `spares`: processes for operations a driver starts later (the step API below)
         self.node_ids: list[str] = sorted(set(self.topology_ids)
-                                          | {o.node for o in scenario.operations})
+                                          | {o.node for o in scenario.operations} | set(spares))
         self._dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
         self._skew = dict(scenario.clock_skew)
         self.operation_outcomes: list[tuple[str, str, str]] = []
@@ -379,6 +380,41 @@ class Cluster:
         for node in self.nodes.values():
             if node is not None:
                 node.gossip_round_once()
+
+    # --- the step API: a driver (strategies/system_machine.py) adds events as it goes ---
+
+    def _now(self, fn: Any, *args: Any) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self._schedule()
+        self.queue.at(self.clock.now, fn, *args)
+
+    def submit(self, node: str, transformation: str) -> None:
+        self._now(self._submit, Submission(node=node, at=self.clock.now, transformation=transformation))
+
+    def client(self, op: client_workload.ClientOp) -> None:
+        self._now(self._client_op, op)
+
+    def begin_operation(self, o: Operation) -> None:
+        self._now(self._begin_operation, o)
+
+    def cancel_operation(self, node: str) -> None:
+        self._now(self._cancel_operation, node)
+
+    def crash(self, node: str) -> None:
+        self._now(self._crash, node)
+
+    def restart(self, node: str) -> None:
+        self._now(self._restart, node)
+
+    def partition(self, name: str, groups: tuple[tuple[str, ...], ...]) -> None:
+        self._now(self.bus.partition, name, groups, self.node_ids)
+
+    def heal(self, name: str) -> None:
+        self._now(self._heal, name)
+
+    def set_network(self, faults: NetworkFaults) -> None:
+        self._now(self.bus.set_faults, faults)
 
     # --- running ---
 

@@ -1,4 +1,4 @@
-"""`tcmcheck fuzz [--runs N] [--seed S] [--workers W] [--kinds sim,refine] [--out DIR] ...`.
+"""`tcmcheck fuzz [--runs N] [--seed S] [--workers W] [--kinds sim,refine,stateful] [--out DIR] ...`.
 
 A shell around `campaign.fuzz.run_campaign`: parses options, shows progress on stderr when it
 is a terminal, writes `DIR/runs.parquet` and `DIR/failures/<kind>-<seed>.json`, prints one
@@ -23,7 +23,7 @@ def parse_kinds(value: str) -> tuple[str, ...]:
 
     kinds = tuple(k.strip() for k in value.split(",") if k.strip())
     if not kinds:
-        raise BadInput("--kinds: name at least one run kind (sim, refine)")
+        raise BadInput(f"--kinds: name at least one run kind ({', '.join(KINDS)})")
     for k in kinds:
         if k not in KINDS:
             raise BadInput(f"--kinds: unknown run kind {k!r} (known: {', '.join(KINDS)})")
@@ -151,7 +151,7 @@ class _Progress:
               help="Worker processes, or Spark local[W] (default: CPU count; more only with --force-workers).")
 @click.option("--force-workers", is_flag=True, default=False, help="Allow --workers above the CPU count.")
 @click.option("--kinds", default="sim,refine", show_default=True,
-              help="Run kinds, comma-separated, alternating: sim, refine.")
+              help="Run kinds, comma-separated, alternating: sim, refine, stateful.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="fuzz-out",
               show_default=True, help="Output directory (runs.parquet, failures/).")
 @click.option("--resume", is_flag=True, default=False,

@@ -40,7 +40,7 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 
 @click.command(name="replay")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--kind", default=None, help="Regenerate a run of this kind from --seed (sim or refine).")
+@click.option("--kind", default=None, help="Regenerate a run of this kind from --seed (sim, refine or stateful).")
 @click.option("--seed", type=int, default=None, help="The run's seed (as in runs.parquet).")
 @click.option("--mutant", default=None, help="Regenerate against this mutant (see tcmcheck fuzz).")
 @click.option("--indent", type=click.IntRange(0, 16), default=2, show_default=True, help="JSON indentation.")

@@ -1,6 +1,6 @@
 """Failure files (`tcmcheck fuzz` writes them; `replay` and `shrink` read them).
 
-`{"tcmcheck_failure": 1, "kind": "sim"|"refine", "seed": int, "case": {...}, "verdict": {...},
+`{"tcmcheck_failure": 1, "kind": "sim"|"refine"|"stateful", "seed": int, "case": {...}, "verdict": {...},
 "mutant"?: str}`. `load_failure` checks the envelope *and* parses the case with the same
 parsers a run uses, so that a hand-edited case is bad input (exit 2) before it runs — not a
 "crash" verdict that looks like a found bug.
@@ -44,6 +44,11 @@ def check_case(kind: str, case: Any) -> None:
 
     if kind == "sim":
         parse_scenario(obj(case, "case"))
+        return
+    if kind == "stateful":
+        from campaign.stateful import parse_case
+
+        parse_case(case)
         return
     case = obj(case, "case")
     if not isinstance(case.get("topology"), dict) or not isinstance(case.get("transformations"), list):

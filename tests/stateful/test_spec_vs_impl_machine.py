@@ -24,9 +24,9 @@ from spec.transformations import (
     Transformation,
     step_of,
 )
+from strategies.operation_rules import PICK, OperationRules
 from strategies.topologies import topologies
 from tests.refinement.test_spec_vs_impl import abstract, observed, topology_json
-from tests.stateful.operation_rules import OperationRules
 
 
 class SpecVsImplMachine(OperationRules):
@@ -61,17 +61,18 @@ class SpecVsImplMachine(OperationRules):
         self.impl = Metadata.from_topology(topology_json(topology))
 
     @precondition(lambda self: bool(self.m.in_progress))
-    @rule(data=st.data(), step=st.sampled_from([Step.START, Step.MID, Step.FINISH]))
-    def step_out_of_order(self, data: st.DataObject, step: Step) -> None:
-        seq = data.draw(st.sampled_from(list(self.m.in_progress.sequences())))
+    @rule(pick=PICK, step=st.sampled_from([Step.START, Step.MID, Step.FINISH]))
+    def step_out_of_order(self, pick: int, step: Step) -> None:
+        seq = self.sequence(pick)
         self.commit(step_of(seq.kind, step, seq.node))
 
     @precondition(lambda self: self.nodes_in(NodeState.JOINED))
-    @rule(data=st.data())
-    def reconfigure_cms(self, data: st.DataObject) -> None:
-        joined = self.nodes_in(NodeState.JOINED)
-        add = data.draw(st.sets(st.sampled_from(joined), max_size=2))
-        remove = data.draw(st.sets(st.sampled_from(sorted(self.m.cms.members)), max_size=1))
+    @rule(add_picks=st.sets(PICK, max_size=2), remove_picks=st.sets(PICK, max_size=1))
+    def reconfigure_cms(self, add_picks: set[int], remove_picks: set[int]) -> None:
+        joined = sorted(self.nodes_in(NodeState.JOINED))
+        members = sorted(self.m.cms.members)
+        add = {joined[i % len(joined)] for i in add_picks}
+        remove = {members[i % len(members)] for i in remove_picks} if members else set()
         self.commit(PrepareCMSReconfiguration(add=add - remove, remove=remove))
 
     @rule()

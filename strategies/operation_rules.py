@@ -1,9 +1,15 @@
-"""The CEP-named rules both stateful machines share: register, PREPARE of each operation, the
-next step of a sequence, cancel, and the schema race. A machine supplies `metadata` (the spec's
-current state, which decides what is worth proposing) and `commit` (what to do with a proposal).
+"""The CEP-named rules both metadata-level stateful machines share (the metadata machine and
+tests/stateful's spec-vs-impl machine): register, PREPARE of each operation, the next step of a
+sequence, cancel, and the schema race. A machine supplies `metadata` (the spec's current state,
+which decides what is worth proposing) and `commit` (what to do with a proposal).
+
+Choices among the current nodes or sequences are drawn as an index (`pick`, taken modulo the
+number of choices), not with `st.data()`, so that a failing program prints as code that runs.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
@@ -24,6 +30,8 @@ from spec.transformations import (
 )
 from strategies.topologies import locations, small_tokens
 
+PICK = st.integers(0, 7)
+
 
 class OperationRules(RuleBasedStateMachine):
     """Not a test by itself (no `TestCase`): subclasses add `@initialize` and invariants."""
@@ -42,43 +50,51 @@ class OperationRules(RuleBasedStateMachine):
     def nodes_in(self, *states: NodeState) -> list[NodeId]:
         return [n.id for n in self.metadata.directory.in_state(*states)]
 
+    def node_in(self, pick: int, *states: NodeState) -> NodeId:
+        nodes = sorted(self.nodes_in(*states))
+        return nodes[pick % len(nodes)]
+
+    def sequence(self, pick: int) -> Any:
+        seqs = sorted(self.metadata.in_progress.sequences(), key=lambda s: str(s.node))
+        return seqs[pick % len(seqs)]
+
     @rule(location=locations())
     def register(self, location: Location) -> None:
         self.counter += 1
         self.commit(Register(node=NodeId(f"new{self.counter}"), location=location))
 
     @precondition(lambda self: self.nodes_in(NodeState.REGISTERED))
-    @rule(data=st.data(), tokens=st.lists(small_tokens, min_size=1, max_size=3, unique=True))
-    def prepare_join(self, data: st.DataObject, tokens: list[int]) -> None:
-        node = data.draw(st.sampled_from(self.nodes_in(NodeState.REGISTERED)))
+    @rule(pick=PICK, tokens=st.lists(small_tokens, min_size=1, max_size=3, unique=True))
+    def prepare_join(self, pick: int, tokens: list[int]) -> None:
+        node = self.node_in(pick, NodeState.REGISTERED)
         self.commit(PrepareJoin(node=node, tokens=tuple(tokens)))
 
     @precondition(lambda self: self.nodes_in(NodeState.JOINED))
-    @rule(data=st.data(), remove=st.booleans())
-    def prepare_leave(self, data: st.DataObject, remove: bool) -> None:
-        self.commit(PrepareLeave(node=data.draw(st.sampled_from(self.nodes_in(NodeState.JOINED))), remove=remove))
+    @rule(pick=PICK, remove=st.booleans())
+    def prepare_leave(self, pick: int, remove: bool) -> None:
+        self.commit(PrepareLeave(node=self.node_in(pick, NodeState.JOINED), remove=remove))
 
     @precondition(lambda self: self.nodes_in(NodeState.JOINED))
-    @rule(data=st.data(), tokens=st.lists(small_tokens, min_size=1, max_size=2, unique=True))
-    def prepare_move(self, data: st.DataObject, tokens: list[int]) -> None:
-        self.commit(PrepareMove(node=data.draw(st.sampled_from(self.nodes_in(NodeState.JOINED))), tokens=tuple(tokens)))
+    @rule(pick=PICK, tokens=st.lists(small_tokens, min_size=1, max_size=2, unique=True))
+    def prepare_move(self, pick: int, tokens: list[int]) -> None:
+        self.commit(PrepareMove(node=self.node_in(pick, NodeState.JOINED), tokens=tuple(tokens)))
 
     @precondition(lambda self: self.nodes_in(NodeState.REGISTERED) and self.nodes_in(NodeState.JOINED))
-    @rule(data=st.data())
-    def prepare_replace(self, data: st.DataObject) -> None:
-        self.commit(PrepareReplace(node=data.draw(st.sampled_from(self.nodes_in(NodeState.REGISTERED))),
-                                   replaced=data.draw(st.sampled_from(self.nodes_in(NodeState.JOINED)))))
+    @rule(pick=PICK, replaced=PICK)
+    def prepare_replace(self, pick: int, replaced: int) -> None:
+        self.commit(PrepareReplace(node=self.node_in(pick, NodeState.REGISTERED),
+                                   replaced=self.node_in(replaced, NodeState.JOINED)))
 
     @precondition(lambda self: bool(self.metadata.in_progress))
-    @rule(data=st.data())
-    def next_step(self, data: st.DataObject) -> None:
-        seq = data.draw(st.sampled_from(list(self.metadata.in_progress.sequences())))
+    @rule(pick=PICK)
+    def next_step(self, pick: int) -> None:
+        seq = self.sequence(pick)
         self.commit(step_of(seq.kind, seq.next_step, seq.node))
 
     @precondition(lambda self: bool(self.metadata.in_progress))
-    @rule(data=st.data())
-    def cancel_sequence(self, data: st.DataObject) -> None:
-        seq = data.draw(st.sampled_from(list(self.metadata.in_progress.sequences())))
+    @rule(pick=PICK)
+    def cancel_sequence(self, pick: int) -> None:
+        seq = self.sequence(pick)
         self.commit(CancelSequence(node=seq.node))
 
     @rule(table=st.sampled_from(["t1", "t2"]), with_type=st.booleans())

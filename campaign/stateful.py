@@ -1,0 +1,164 @@
+"""Run kind `stateful`: a Hypothesis stateful machine run from the run's seed, shrunk on failure.
+
+A run's case is `{"machine": "system"|"metadata", "examples": K, "steps": S}` (drawn from the
+seed: mostly the system machine, strategies/system_machine.py, sometimes the metadata machine,
+strategies/metadata_machine.py). The machine's Hypothesis test runs K examples of up to S steps
+with the run's seed (`hypothesis.seed`), no example database and no wall-clock limits that
+change what is generated, so the same seed and code give the same examples, the same shrunk
+counterexample and the same verdict: `tcmcheck replay --kind stateful --seed N` re-runs it.
+A failure's details hold the shrunk program, which runs when pasted after the import line it
+starts with.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from campaign.errors import BadInput
+
+MACHINES = {"system": ("strategies.system_machine", "SystemMachine"),
+            "metadata": ("strategies.metadata_machine", "MetadataMachine")}
+EXAMPLES = {"system": 4, "metadata": 8}
+"""Examples per run: a run takes about as long as a sim run (a few tenths of a second)."""
+STEPS = 30
+MAX_EXAMPLES, MAX_STEPS = 100_000, 1_000
+
+
+def stateful_case(rng: random.Random) -> dict[str, Any]:
+    machine = "system" if rng.random() < 0.75 else "metadata"
+    return {"machine": machine, "examples": EXAMPLES[machine], "steps": STEPS}
+
+
+def parse_case(case: Any) -> tuple[str, int, int]:
+    """(machine, examples, steps) of a case; BadInput for anything a run could not take."""
+    if not isinstance(case, dict):
+        raise BadInput("a stateful case must be an object")
+    extra = set(case) - {"machine", "examples", "steps"}
+    if extra:
+        raise BadInput(f"a stateful case has unknown field {sorted(extra)[0]!r}")
+    machine = case.get("machine")
+    if machine not in MACHINES:
+        raise BadInput(f"machine: expected one of {', '.join(MACHINES)}, got {machine!r}")
+    out = [machine]
+    for name, most in (("examples", MAX_EXAMPLES), ("steps", MAX_STEPS)):
+        v = case.get(name)
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= most:
+            raise BadInput(f"{name}: expected an integer from 1 to {most}, got {v!r}")
+        out.append(v)
+    return out[0], out[1], out[2]
+
+
+def machine_class(machine: str, mutant: str | None = None, fixes: frozenset[str] = frozenset()) -> Any:
+    import importlib
+
+    module, name = MACHINES[machine]
+    cls = getattr(importlib.import_module(module), name)
+    if machine == "system" and (mutant is not None or fixes):
+        cls = cls.planted(frozenset([mutant]) if mutant else frozenset(), fixes)
+    return cls
+
+
+def run_machine(cls: Any, seed: int, examples: int, steps: int) -> BaseException | None:
+    """Run `cls`'s test from `seed`; the (shrunk) failure, or None when every example passed."""
+    return run_counted(cls, seed, examples, steps)[0]
+
+
+def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseException | None, int]:
+    """`run_machine`, and how many steps the machine took in all (shrinking included)."""
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis.stateful import get_state_machine_test
+
+    # why these settings: no database (a run depends on its seed alone), no deadline or health
+    # check (timing must not change a verdict), no explain phase (slow, and only adds comments)
+    s = settings(max_examples=examples, stateful_step_count=steps, database=None, deadline=None,
+                 derandomize=False, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                 phases=(Phase.generate, Phase.target, Phase.shrink), print_blob=False,
+                 verbosity=Verbosity.normal)
+    taken = [0]
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> None:
+        taken[0] += 1
+        cls.check_invariants(self, *args, **kwargs)
+
+    # the same name: a printed program still says `state = SystemMachine()`
+    counting = type(cls.__name__, (cls,), {"check_invariants": counted, "__module__": cls.__module__})
+    test = get_state_machine_test(counting, settings=s)  # type: ignore[no-untyped-call]
+    hypothesis_seed(seed)(test)
+    with _no_local_constants():
+        try:
+            test()
+        except Exception as e:  # noqa: BLE001 (any failure of the machine is the verdict)
+            return e, taken[0]
+    return None, taken[0]
+
+
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis mixes literals from every local module in `sys.modules` into what it draws
+    (`providers._get_local_constants`), so a run would depend on what its worker imported
+    before (a sim run first, say): with that pool empty, the seed alone decides the examples."""
+    from hypothesis.internal.conjecture import providers
+
+    get = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if get is None or cache is None:  # a Hypothesis without the feature: nothing to turn off
+        yield
+        return
+    empty = providers.Constants()  # type: ignore[attr-defined]
+    cache.cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        cache.cache.clear()
+
+
+def program(machine: str, error: BaseException) -> str:
+    """The shrunk counterexample as a program that runs when pasted."""
+    module, _ = MACHINES[machine]
+    lines = [n for n in getattr(error, "__notes__", []) if n.startswith("state")]
+    return f"from {module} import *  # noqa: F403\n" + "\n".join(lines) + "\n"
+
+
+def _where(machine: str, error: BaseException) -> str:
+    """The rule or invariant of the machine that failed (its innermost frame in the machine's
+    module, or a module it builds on)."""
+    import traceback as tb
+
+    name = "?"
+    for frame in tb.extract_tb(error.__traceback__):
+        if "/strategies/" in frame.filename.replace("\\", "/"):
+            name = frame.name
+    return name
+
+
+def check_stateful(case: dict[str, Any], seed: int, mutant: str | None = None,
+                   fixes: frozenset[str] = frozenset()) -> Any:
+    from campaign.runs import Outcome
+
+    machine, examples, steps = parse_case(case)
+    # hypothesis.seed takes any int; keep it in 64 bits like every other run seed
+    error, taken = run_counted(machine_class(machine, mutant, fixes), seed, examples, steps)
+    if error is None:
+        return Outcome(valid=True, cause=None, final_epoch=0, steps=taken, counters=(("steps", taken),),
+                       details=json.dumps({"machine": machine}))
+    message = str(error).splitlines()[0] if str(error) else type(error).__name__
+    cause = f"stateful {machine}: {_where(machine, error)}: {message}"[:300]
+    shown = program(machine, error)
+    details = {"machine": machine, "program": shown,
+               "traceback": "".join(traceback.format_exception_only(type(error), error))}
+    # steps: of the shrunk program (rules and invariant checks), what a reader has to follow
+    return Outcome(valid=False, cause=cause, final_epoch=0,
+                   steps=sum(1 for ln in shown.splitlines() if ln.startswith("state.")),
+                   counters=(("steps", taken),), details=json.dumps(details, sort_keys=True))
+
+
+__all__ = ["MACHINES", "check_stateful", "machine_class", "parse_case", "program", "run_counted", "run_machine",
+           "stateful_case"]

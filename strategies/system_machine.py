@@ -1,0 +1,586 @@
+"""`SystemMachine`: Hypothesis's stateful testing over the simulated cluster (impl/cluster.py).
+
+Rules carry Cassandra's and the CEP's names: node-driven operations (`bootstrap` — join,
+`decommission` — leave, `move`, `replace`, `removenode`) and the operator's `cancel_sequence`,
+client reads and writes at the drawn consistency levels, schema changes racing on a node,
+`crash` / `restart`, `partition` / `heal`, `drop_messages` / `delay_messages` /
+`calm_network`, and `tick` / `let_time_pass` for virtual time. Each rule adds its event at
+the current virtual time through the cluster's step API (`Cluster.begin_operation`, `client`,
+`crash`, ...) and lets 10 ms of virtual time pass. Operations, cancels, crashes and restarts
+take `pick`: an index into the nodes they can act on now, so no step is spent on a refusal.
+
+Invariants after every step (the checkers and judge pieces the campaign uses, not new ones):
+every node's log is a prefix of the longest and no epoch holds two entries and no entry id is
+committed twice and the commit history is linearizable (`checkers.logs.check_logs`, with the
+spec justifying every rejection); each live node's metadata equals the spec's replay of the log
+up to its epoch (`campaign.judge.spec_view` against `impl.cluster.metadata_view`); no applied
+epoch goes backwards; no apply failure; the client history so far is linearizable (kv model).
+
+Swarm testing: `boot` draws which rule families and which operations are enabled, and the
+preconditions keep the others off, so one example crashes nodes a lot and the next never.
+`target()` steers toward epoch lag between live nodes and a CMS at its bare majority.
+
+Known findings steered clear of (docs/stateful.md): `replace` and `removenode` stream each
+range from one remaining replica (Cassandra's BootstrapAndReplace / RemoveNode), so an
+acknowledged write held by the removed node and one other replica can be lost; when either is
+enabled, the machine writes and reads at ALL with RF >= 2 (every acknowledged
+write is on every replica), and it only replaces or removes a node that is down (as Cassandra
+requires) and never restarts it. Switches (impl/bugs.py) and proposed fixes are `boot`
+arguments, so a printed counterexample replays them: `SystemMachine.planted(...)` makes a
+machine class that plants them.
+
+A failing example prints as a program: `state = SystemMachine()` followed by the rules; it runs
+after `from strategies.system_machine import SystemMachine`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from hypothesis import currently_in_test_context
+from hypothesis import event as _event
+from hypothesis import strategies as st
+from hypothesis import target as _target
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from impl.bus import Latency, NetworkFaults
+from impl.client_workload import ClientOp
+from impl.cluster import Cluster, metadata_view
+from impl.entry import Entry, canonical_json
+from impl.history import Op
+from impl.scenario import Operation
+from impl.sim.clock import ms_to_ns
+
+NODES = ("n1", "n2", "n3", "n4", "n5")
+SPARES = ("j1", "j2")
+"""Processes that exist from the start but are not in the metadata: joining and replacing nodes."""
+EVERYONE = NODES + SPARES
+KEYS = ("k0", "k1", "k2")
+DCS = ("dc1", "dc2")
+
+FAMILIES = ("operations", "cancel", "schema", "crash", "partition", "loss", "delay")
+"""Rule families the swarm turns on or off per example. Client reads and writes are always on:
+they are how a data-path bug shows (with them in the swarm, `target()`'s epoch-lag search
+pushed them out of three examples in four)."""
+OPERATIONS = ("join", "leave", "move", "replace", "remove")
+CL_PAIRS = (("QUORUM", "QUORUM"), ("ALL", "ONE"), ("LOCAL_QUORUM", "LOCAL_QUORUM"),
+            ("EACH_QUORUM", "EACH_QUORUM"))
+"""(read, write) levels whose read and write sets intersect (reads at ONE are left out: a write
+that failed part way is seen by one read and not a later one — Cassandra semantics)."""
+STREAMS_FROM_ONE = frozenset({"replace", "remove"})
+SCHEMA_CHANGES: dict[str, dict[str, Any]] = {
+    "create_table_with_type": {"op": "CREATE_TABLE", "table": "t1",
+                               "columns": [["id", "int"], ["v", "frozen<addr>"]]},
+    "create_table": {"op": "CREATE_TABLE", "table": "t2", "columns": [["id", "int"]]},
+    "create_type": {"op": "CREATE_TYPE", "type": "addr", "fields": [["x", "int"]]},
+    "drop_type": {"op": "DROP_TYPE", "type": "addr"},
+    "drop_table": {"op": "DROP_TABLE", "table": "t1"},
+}
+"""The schema race of the CEP (CREATE TABLE with a user type against DROP TYPE), in keyspace ks1."""
+
+TOKENS = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
+DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
+PICK = st.integers(0, 7)
+STEP_MS = 10
+"""Virtual time each rule lets pass after adding its event (`tick` and `let_time_pass` more)."""
+
+
+def event(value: str) -> None:
+    """`hypothesis.event`, and nothing when a printed program runs outside a test."""
+    if currently_in_test_context():
+        _event(value)
+
+
+def target(observation: float, label: str) -> None:
+    """`hypothesis.target`, and nothing when a printed program runs outside a test."""
+    if currently_in_test_context():
+        _target(observation, label=label)
+
+
+class SystemMachine(RuleBasedStateMachine):
+    """The simulated cluster driven step by step; see the module's docstring."""
+
+    PLANTED: frozenset[str] = frozenset()
+    """Switches (impl/bugs.py) this class plants: `boot` draws exactly this value."""
+    FIXES: frozenset[str] = frozenset()
+    """Proposed fixes (spec/fixes.py) for spec and impl: `boot` draws exactly this value."""
+
+    @classmethod
+    def planted(cls, mutants: frozenset[str] = frozenset(),
+                fixes: frozenset[str] = frozenset()) -> type[SystemMachine]:
+        """A machine class planting `mutants` and running with `fixes` (printed programs still
+        construct `SystemMachine()`: the values are `boot` arguments)."""
+        from impl.bugs import check_names
+
+        check_names(mutants)
+        return type("SystemMachine", (cls,), {"PLANTED": frozenset(mutants), "FIXES": frozenset(fixes),
+                                              "__module__": cls.__module__})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cluster: Cluster | None = None
+        self.families: frozenset[str] = frozenset()
+        self.operations: frozenset[str] = frozenset()
+        self.read_cl = self.write_cl = "QUORUM"
+        self.value = 0
+        self.partitions: list[str] = []
+        self.loss = 0.0
+        self.latency = DEFAULT_LATENCY
+        self.reorder = 0.0
+        self.gone: set[str] = set()  # replaced or removed: down for good
+        self.fixes: frozenset[str] = frozenset()
+        self.dc_of: dict[str, str] = {}
+        # what the invariants have seen (they only look again when something happened)
+        self._seen_events = -1
+        self._seen_clients = 0
+        self._spec: dict[int, Any] = {}
+        self._spec_epoch = 0
+        self._refused: list[str] = []
+        self._views: dict[int, str] = {}
+        self._checked: dict[str, Any] = {}
+        self._log_entries: dict[Entry, Any] = {}
+        self._outcomes = 0
+        self._lag = 0
+        self._margin = 9
+
+    # ------------------------------------------------------------ set-up
+
+    @initialize(
+        nodes=st.integers(3, 5),
+        dcs=st.integers(1, 2),
+        tokens=st.lists(st.integers(-(2**60) + 1, 2**60 - 1), min_size=5, max_size=5),
+        rf=st.integers(1, 3),
+        cms=st.sampled_from(["auto", 1, 3]),
+        snapshot_interval=st.sampled_from([100, 10, 3]),
+        families=st.frozensets(st.sampled_from(FAMILIES), min_size=1),
+        operations=st.frozensets(st.sampled_from(OPERATIONS), min_size=1),
+        levels=st.sampled_from(CL_PAIRS),
+        # why flatmap to just: the printed program shows the value, not this expression
+        mutants=st.runner().flatmap(lambda m: st.just(m.PLANTED)),
+        fixes=st.runner().flatmap(lambda m: st.just(m.FIXES)),
+    )
+    def boot(self, nodes: int, dcs: int, tokens: list[int], rf: int, cms: str | int,
+             snapshot_interval: int, families: frozenset[str], operations: frozenset[str],
+             levels: tuple[str, str], mutants: frozenset[str] = frozenset(),
+             fixes: frozenset[str] = frozenset()) -> None:
+        from campaign.formats.scenario import parse_scenario
+
+        self.families, self.operations, self.fixes = families, operations, fixes
+        ids = NODES[:nodes]
+        dc_of = self.dc_of = {n: DCS[i % dcs] for i, n in enumerate(ids)}
+        risky = "operations" in families and operations & STREAMS_FROM_ONE
+        if risky:
+            # steer clear of the single-source streaming finding (module docstring)
+            levels, rf = ("ALL", "ALL"), max(rf, 2)
+        elif levels[0] == "LOCAL_QUORUM" and dcs > 1:
+            levels = ("QUORUM", "QUORUM")  # LOCAL_QUORUM pairs intersect only within one DC
+        self.read_cl, self.write_cl = levels
+        if dcs == 1:
+            kv: dict[str, Any] = {"class": "SimpleStrategy", "replication_factor": rf}
+        else:
+            kv = {"class": "NetworkTopologyStrategy",
+                  **{dc: min(rf, sum(1 for n in ids if dc_of[n] == dc)) for dc in DCS[:dcs]}}
+        doc = {
+            # why spread: node i owns token (i - 2) * 2**61 moved by less than 2**60, so tokens
+            # never collide (a unique-list draw shrinks badly)
+            "topology": {"nodes": [{"id": n, "dc": dc_of[n], "rack": "r1", "tokens": [(i - 2) * 2**61 + tokens[i]]}
+                                   for i, n in enumerate(ids)],
+                         "keyspaces": [{"name": "kv", "replication": kv},
+                                       {"name": "ks1", "replication": {"class": "SimpleStrategy",
+                                                                       "replication_factor": 1}}]},
+            "cms": {"policy": "auto"} if cms == "auto" else {"size": min(int(cms), nodes)},
+            "settings": {"snapshot_interval": snapshot_interval, "end_time_ms": 86_400_000},
+            "mutants": sorted(mutants),
+        }
+        scenario = parse_scenario(doc)
+        self.cluster = Cluster(scenario, 0, engine=_engine(mutants, fixes), spares=SPARES)
+        self._start = _spec_start(scenario)
+        self._spec = {self._start.epoch: self._start}
+        self._spec_epoch = self._start.epoch
+        for f in FAMILIES:
+            event(f"family {f}: {'on' if f in families else 'off'}")
+        self._run(0)
+
+    # ------------------------------------------------------------ helpers
+
+    @property
+    def c(self) -> Cluster:
+        assert self.cluster is not None
+        return self.cluster
+
+    def on(self, family: str) -> bool:
+        return family in self.families
+
+    def op_on(self, op: str) -> bool:
+        return "operations" in self.families and op in self.operations
+
+    def up(self, node: str) -> bool:
+        return self.c.is_up(node)
+
+    def exists(self, node: str) -> bool:
+        """Whether `node` is a process of this cluster (n4 and n5 are not in a 3-node one)."""
+        if node in self.c.disks:
+            return True
+        event("skipped: no such node")
+        return False
+
+    def _run(self, ms: float) -> None:
+        """Run the cluster `ms` of virtual time on (0: the events of this instant)."""
+        c = self.c
+        c.run_until(c.clock.now + ms_to_ns(ms))
+
+    def _network(self) -> None:
+        self.c.set_network(NetworkFaults(loss=self.loss, latency=self.latency, reorder=self.reorder,
+                                         reorder_extra_ms=20.0))
+        self._run(STEP_MS)
+
+    def _begin(self, op: str, node: str, *, target: str | None = None,
+               tokens: tuple[int, ...] = (), location: tuple[str, str] | None = None) -> None:
+        if not self.up(node):
+            event(f"{op} skipped: node down")
+            return
+        self.c.begin_operation(Operation(op=op, node=node, at=self.c.clock.now, target=target,
+                                         tokens=tokens, location=location))
+        self._run(STEP_MS)
+
+    # ------------------------------------------------------------ operations (node-driven)
+    # why picks: an operation is drawn among the nodes it can start on now (`pick` indexes the
+    # sorted candidates, modulo their number), so no step is wasted on a refused request
+
+    def _newest(self) -> Any:
+        """The metadata of the most advanced live node (what an operator's nodetool would show)."""
+        live = [n for n in self.c.nodes.values() if n is not None]
+        return max(live, key=lambda n: n.log.applied).log.metadata if live else None
+
+    def _idle(self, node: str) -> bool:
+        op = self.c.disks[node].operation
+        return self.up(node) and (op is None or op.get("outcome") is not None)
+
+    def _state(self, node: str) -> str:
+        meta = self._newest()
+        return "" if meta is None or node not in meta.directory else str(meta.node_state(node).value)
+
+    def joinable(self) -> list[str]:
+        return [n for n in SPARES if self._idle(n) and self._state(n) in ("", "REGISTERED")]
+
+    def joined_idle(self) -> list[str]:
+        return [n for n in self.c.node_ids if self._idle(n) and self._state(n) == "JOINED"]
+
+    def joined_down(self) -> list[str]:
+        return [n for n in self.c.node_ids if not self.up(n) and self._state(n) == "JOINED"]
+
+    def running(self) -> list[str]:
+        return [n for n in self.c.node_ids if self.c.disks[n].operation is not None
+                and self.c.disks[n].operation.get("outcome") is None]
+
+    @staticmethod
+    def _pick(candidates: list[str], pick: int) -> str:
+        return sorted(candidates)[pick % len(candidates)]
+
+    @precondition(lambda self: self.op_on("join") and self.joinable())
+    @rule(pick=PICK, token=TOKENS, dc=st.sampled_from(DCS))
+    def bootstrap(self, pick: int, token: int, dc: str) -> None:
+        """A new node registers, then PREPARE_JOIN .. FINISH_JOIN (BootstrapAndJoin)."""
+        self._begin("join", self._pick(self.joinable(), pick), tokens=(token,),
+                    location=(dc if dc in self.dc_of.values() else DCS[0], "r1"))
+
+    @precondition(lambda self: self.op_on("leave") and self.joined_idle())
+    @rule(pick=PICK)
+    def decommission(self, pick: int) -> None:
+        """PREPARE_LEAVE .. FINISH_LEAVE driven by the leaving node (UnbootstrapAndLeave)."""
+        self._begin("leave", self._pick(self.joined_idle(), pick))
+
+    @precondition(lambda self: self.op_on("move") and self.joined_idle())
+    @rule(pick=PICK, token=TOKENS)
+    def move(self, pick: int, token: int) -> None:
+        """PREPARE_MOVE .. FINISH_MOVE (Move)."""
+        self._begin("move", self._pick(self.joined_idle(), pick), tokens=(token,))
+
+    @precondition(lambda self: self.op_on("replace") and self.joinable() and self.joined_down())
+    @rule(pick=PICK, replaced=PICK)
+    def replace(self, pick: int, replaced: int) -> None:
+        """A new node takes a down node's tokens (BootstrapAndReplace): Cassandra replaces only
+        a node that is down, with a node of its DC (replace_address)."""
+        target = self._pick(self.joined_down(), replaced)
+        self.gone.add(target)
+        dc = self._newest().node_location(target)[0] if target in self._newest().directory else DCS[0]
+        self._begin("replace", self._pick(self.joinable(), pick), target=target, location=(str(dc), "r1"))
+
+    @precondition(lambda self: self.op_on("remove") and self.joined_idle() and self.joined_down())
+    @rule(pick=PICK, removed=PICK)
+    def removenode(self, pick: int, removed: int) -> None:
+        """`nodetool removenode` of a down node, run by a live one (RemoveNode)."""
+        target = self._pick(self.joined_down(), removed)
+        self.gone.add(target)
+        self._begin("remove", self._pick(self.joined_idle(), pick), target=target)
+
+    @precondition(lambda self: "operations" in self.families and self.on("cancel") and self.running())
+    @rule(pick=PICK)
+    def cancel_sequence(self, pick: int) -> None:
+        """The operator cancels a running operation (CANCEL_SEQUENCE: `nodetool abortbootstrap`,
+        or the sequence's cancel from any node)."""
+        self.c.cancel_operation(self._pick(self.running(), pick))
+        self._run(STEP_MS)
+
+    # ------------------------------------------------------------ clients and schema
+
+    @rule(node=st.sampled_from(EVERYONE), key=st.sampled_from(KEYS))
+    def client_write(self, node: str, key: str) -> None:
+        if not self.exists(node):
+            return
+        self.value += 1
+        self.c.client(ClientOp(at=self.c.clock.now, node=node, f="write", keyspace="kv", key=key,
+                               value=self.value, cl=self.write_cl))
+        self._run(STEP_MS)
+
+    @rule(node=st.sampled_from(EVERYONE), key=st.sampled_from(KEYS))
+    def client_read(self, node: str, key: str) -> None:
+        if not self.exists(node):
+            return
+        self.c.client(ClientOp(at=self.c.clock.now, node=node, f="read", keyspace="kv", key=key,
+                               value=None, cl=self.read_cl))
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("schema"))
+    @rule(node=st.sampled_from(NODES), change=st.sampled_from(sorted(SCHEMA_CHANGES)))
+    def schema_change(self, node: str, change: str) -> None:
+        """The CEP's race: CREATE TABLE using a user type against DROP TYPE, from any node."""
+        if not self.exists(node):
+            return
+        body = SCHEMA_CHANGES[change]
+        self.c.submit(node, canonical_json({"kind": "SCHEMA_CHANGE", "change": {**body, "keyspace": "ks1"}}))
+        self._run(STEP_MS)
+
+    # ------------------------------------------------------------ faults
+
+    def live(self) -> list[str]:
+        return [n for n in self.c.node_ids if self.up(n)]
+
+    def restartable(self) -> list[str]:
+        return [n for n in self.c.node_ids if not self.up(n) and n not in self.gone]
+
+    @precondition(lambda self: self.on("crash") and self.live())
+    @rule(pick=PICK)
+    def crash(self, pick: int) -> None:
+        self.c.crash(self._pick(self.live(), pick))
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("crash") and self.restartable())
+    @rule(pick=PICK)
+    def restart(self, pick: int) -> None:
+        """A crashed node comes back from its disk (never one replaced or removed)."""
+        self.c.restart(self._pick(self.restartable(), pick))
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("partition"))
+    @rule(isolated=st.frozensets(st.sampled_from(EVERYONE), min_size=1, max_size=3))
+    def partition(self, isolated: frozenset[str]) -> None:
+        """Cut `isolated` off from the others (together they can still talk)."""
+        name = f"m{len(self.partitions)}"
+        self.partitions.append(name)
+        self.c.partition(name, (tuple(sorted(n for n in isolated if n in self.c.disks)),))
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("partition"))
+    @rule()
+    def heal(self) -> None:
+        for name in self.partitions:
+            self.c.heal(name)
+        self.partitions = []
+        self._run(STEP_MS)
+
+    @precondition(lambda self: self.on("loss"))
+    @rule(loss=st.sampled_from([0.05, 0.2, 0.5, 1.0]))
+    def drop_messages(self, loss: float) -> None:
+        """From now on each message is lost with probability `loss` (1.0: all of them)."""
+        self.loss = loss
+        self._network()
+
+    @precondition(lambda self: self.on("delay"))
+    @rule(max_ms=st.sampled_from([20, 200, 2000]), reorder=st.sampled_from([0.0, 0.3]))
+    def delay_messages(self, max_ms: int, reorder: float) -> None:
+        """From now on messages take 1..`max_ms` ms (and reorder more with `reorder`)."""
+        self.latency = Latency(dist="uniform", a=1.0, b=float(max_ms))
+        self.reorder = reorder
+        self._network()
+
+    @precondition(lambda self: self.on("loss") or self.on("delay"))
+    @rule()
+    def calm_network(self) -> None:
+        self.loss, self.latency, self.reorder = 0.0, DEFAULT_LATENCY, 0.0
+        self._network()
+
+    # ------------------------------------------------------------ time
+
+    @rule(ms=st.sampled_from([1, 3, 10, 30]))
+    def tick(self, ms: int) -> None:
+        self._run(ms)
+
+    @rule(ms=st.sampled_from([100, 1000, 5000, 30000]))
+    def let_time_pass(self, ms: int) -> None:
+        self._run(ms)
+
+    def teardown(self) -> None:
+        # why here: `target` takes one score per label per example (the worst step's)
+        if self.cluster is not None:
+            target(float(self._lag), label="epoch lag between live nodes")
+            target(float(-self._margin), label="CMS quorum margin (0: a bare majority)")
+
+    # ------------------------------------------------------------ invariants
+
+    @invariant()
+    def system_invariants(self) -> None:
+        """All of them in one place, in the order of the module docstring, so that each step is
+        looked at once (the checks are costlier than the steps)."""
+        if self.cluster is None:
+            return
+        c = self.c
+        if c.trace.total == self._seen_events:
+            return
+        self._seen_events = c.trace.total
+        assert not c.conflicts, f"two entries at one epoch: {c.conflicts[0]}"
+        assert not c.apply_failures, f"apply failure: {c.apply_failures[0]}"
+        assert not c.epoch_regressions, f"applied epoch went backwards: {c.epoch_regressions[0]}"
+        self._check_logs()
+        self._check_holdings()
+        self._check_clients()
+        self._steer()
+
+    def _node_logs(self) -> tuple[Any, ...]:
+        from checkers.logs import LogEntry, NodeLog
+
+        memo = self._log_entries
+        out = []
+        for nid in self.c.node_ids:
+            disk = self.c.disks[nid]
+            entries = []
+            for e in sorted(disk.entries):
+                entry = disk.entries[e]
+                le = memo.get(entry)
+                if le is None:
+                    le = memo[entry] = LogEntry(epoch=entry.epoch, entry_id=entry.entry_id, kind=entry.kind,
+                                                transformation=json.loads(entry.transformation))
+                entries.append(le)
+            out.append(NodeLog(node=nid, entries=tuple(entries)))
+        return tuple(out)
+
+    def _check_logs(self) -> None:
+        from campaign.judge import SpecReplay, _violation_line, commit_attempts
+        from checkers.logs import check_logs, longest
+
+        logs = self._node_logs()
+        reference = longest(logs)
+        log = reference.entries if reference is not None else ()
+        # the spec's replay of the committed log, extended by the entries not replayed yet (from
+        # any node: one that installed a snapshot holds no entries below it)
+        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > self._spec_epoch}
+        new: list[Any] = []
+        while self._spec_epoch + 1 + len(new) in held:
+            new.append(held[self._spec_epoch + 1 + len(new)])
+        if new and not self._refused and new[0].epoch == self._spec_epoch + 1:
+            more = SpecReplay(self._spec[self._spec_epoch], tuple(new), self.fixes)
+            self._spec.update(more.states)
+            self._spec_epoch = more.final.epoch
+            self._refused = more.refused
+        assert not self._refused, f"the spec refuses the committed log: {self._refused[0]}"
+        full = not log or log[0].epoch == self._start.epoch + 1
+        attempts = commit_attempts(_History(self.c.history.ops))  # type: ignore[arg-type]
+        verdict = check_logs(logs, attempts, justify_rejection=self._justify if full else None,
+                             initial_epoch=self._start.epoch)
+        assert verdict.valid is True, "log invariant: " + "; ".join(
+            _violation_line(v) for v in verdict.evidence[:3])
+
+    def _justify(self, upto: tuple[Any, ...], transformation: Any, reason: str) -> bool:
+        from campaign.formats.transformations import parse_transformation
+        from checkers.linearizability.frozen import thaw
+        from spec.fixes import execute
+        from spec.transformations import Rejected
+
+        state = self._spec.get(upto[-1].epoch if upto else self._start.epoch)
+        if state is None:
+            return True
+        return isinstance(execute(parse_transformation(thaw(transformation)), state, self.fixes), Rejected)
+
+    def _check_holdings(self) -> None:
+        from campaign.judge import spec_view
+
+        for nid in self.c.node_ids:
+            node = self.c.nodes.get(nid)
+            if node is None:
+                continue
+            meta = node.log.metadata
+            if self._checked.get(nid) is meta:
+                continue
+            epoch = node.log.applied
+            state = self._spec.get(epoch)
+            if state is None:
+                continue  # ahead of the longest log's replay: cannot happen once logs are prefixes
+            if epoch not in self._views:
+                self._views[epoch] = spec_view(state)
+            have = metadata_view(meta)
+            assert have == self._views[epoch], (
+                f"metadata differs from the spec's replay of the log: {nid} at epoch {epoch}")
+            self._checked[nid] = meta
+
+    def _check_clients(self) -> None:
+        from campaign.judge import _as_history
+        from checkers.linearizability.model import KV
+        from checkers.linearizability.wgl import check
+
+        ops = [op for op in self.c.history.ops if op.f != "commit"]
+        if len(ops) == self._seen_clients:
+            return
+        self._seen_clients = len(ops)
+        for op in ops:
+            if op.type in ("ok", "fail", "info"):
+                event(f"client {op.f} {op.type}")
+        verdict = check(KV, _as_history(ops), deadline=time.monotonic() + 20.0)
+        assert verdict.valid is not False, f"client history not linearizable: {verdict.cause}"
+
+    def _steer(self) -> None:
+        c = self.c
+        live = [n for n in c.nodes.values() if n is not None]
+        if not live:
+            return
+        epochs = [n.log.applied for n in live]
+        self._lag = max(self._lag, max(epochs) - min(epochs))
+        meta = max(live, key=lambda n: n.log.applied).log.metadata
+        members = sorted(meta.cms_members())
+        if members:
+            up = sum(1 for m in members if c.is_up(m))
+            margin = up - (len(members) // 2 + 1)
+            if margin >= 0:
+                self._margin = min(self._margin, margin)
+        for _node, op, outcome in c.operation_outcomes[self._outcomes:]:
+            event(f"{op} {outcome.split(':')[0]}")
+        self._outcomes = len(c.operation_outcomes)
+
+
+class _History:
+    """What `campaign.judge.commit_attempts` reads of a run result."""
+
+    def __init__(self, ops: list[Op]) -> None:
+        self.commit_history = tuple(op for op in ops if op.f == "commit")
+
+
+def _spec_start(scenario: Any) -> Any:
+    from campaign.judge import spec_start
+
+    return spec_start(scenario)
+
+
+def _engine(mutants: frozenset[str], fixes: frozenset[str]) -> Any:
+    from impl.bugs import BY_NAME, MutantEngine
+
+    if any(BY_NAME[m].engine for m in mutants):
+        return MutantEngine(mutants, fixes)
+    if fixes:
+        from campaign.runs import _FixedEngine
+
+        return _FixedEngine(fixes)
+    return None
+
+
+__all__ = ["SystemMachine"]  # what a printed counterexample needs
