@@ -28,8 +28,27 @@ class Detection:
     kind: str
     runs: int
     size: int | None = None
+    """Before shrinking: refine, transformations and nodes (`case_size`); sim, steps."""
     shrunk_size: int | None = None
+    events: int | None = None
+    """sim: events (non-default schedule decisions) before shrinking and after."""
+    shrunk_events: int | None = None
     failure: str | None = None
+    """The failure file: the shrunk one (it carries its decision list) when shrinking ran."""
+
+    def sizes(self) -> dict[str, list[int]] | None:
+        """`shrunk_size` in JSON: {"steps": [before, after], "events": [before, after]}."""
+        if self.size is None or self.shrunk_size is None:
+            return None
+        out = {"steps": [self.size, self.shrunk_size]}
+        if self.events is not None and self.shrunk_events is not None:
+            out["events"] = [self.events, self.shrunk_events]
+        return out
+
+    def sizes_text(self) -> str:
+        """"steps 96->7 events 3178->4" for the table."""
+        sizes = self.sizes()
+        return "" if sizes is None else " ".join(f"{k} {a}->{b}" for k, (a, b) in sizes.items())
 
     def replay(self, path: str | None = None) -> str:
         if self.seed is None:
@@ -40,7 +59,7 @@ class Detection:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
-                "cause": self.cause, "shrunk_size": self.shrunk_size, "size": self.size,
+                "cause": self.cause, "shrunk_size": self.sizes(), "size": self.size,
                 "seed": self.seed, "runs": self.runs, "replay": self.replay()}
 
 
@@ -184,16 +203,27 @@ def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs:
               shrink: bool) -> Detection:
     import json
 
-    from campaign.shrink import case_size, shrink_case
+    from campaign.shrink import case_size, shrink_case, shrink_sim, sim_steps
 
     case = json.loads(rec.failure or "{}").get("case") or generate_case(kind, rec.seed)
-    size = case_size(kind, case)
-    shrunk = None
-    if shrink:
-        small, _, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
+    size = sim_steps(case) if kind == "sim" else case_size(kind, case)
+    shrunk = events = shrunk_events = None
+    failure = rec.failure
+    if shrink and kind == "sim":
+        small, o, _, before, after = shrink_sim(case, rec.seed, mutant=name, max_checks=SHRINK_CHECKS)
+        shrunk, events, shrunk_events = after.steps, before.events, after.events
+        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
+    elif shrink:
+        small, o, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
         shrunk = case_size(kind, small)
+        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
     return Detection(name=name or "-", detected=True, seconds=round(seconds, 2), cause=rec.outcome.cause,
-                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, failure=rec.failure)
+                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, events=events,
+                     shrunk_events=shrunk_events, failure=failure)
+
+
+SHRINK_CHECKS = 400
+"""Runs a switch's sim failure may spend on shrinking (a sim run takes 0.05-0.5 s)."""
 
 
 def run_case(kind: str, seed: int, case: dict[str, Any], *, run: int, mutant: str | None) -> RunRecord:
