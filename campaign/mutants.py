@@ -87,6 +87,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
     if name is None or BY_NAME[name].focus != "ops":
         return case
+    if name == "no-progress-barrier":
+        return stale_replicas(case)
     import copy
 
     case = copy.deepcopy(case)
@@ -149,6 +151,57 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         faults["crashes"] = []
         for c in case.get("clients", []):
             c.update({"start_ms": max(0, at - 3_000), "spread_ms": 12_000})
+    return case
+
+
+def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
+    """The bias for a missing progress barrier (Cassandra's ProgressBarrier): a join whose
+    coordinators *and* replicas on one side lag the CMS. A node joins with a token just above
+    the key's, so the key's last replica (`x`) streams its data to it and then leaves the key's
+    replicas; the CMS is one member, the key's second replica (`kept`), so that the join's steps
+    take a steady time and a little after the join starts (after streaming, with luck: the offset is drawn
+    per case) `x` and the key's first replica (`a`) are cut off until well after the join
+    ends. Writes go through the other side, at the newest placements (the joined node and the
+    key's second replica make a quorum); reads go through `a`, which still reads `a` and `x` by
+    the placements of the START epoch — missing those writes. With the barrier, FINISH waits
+    for a quorum of the key's replicas to see MID, which the cut-off pair prevents until the
+    heal: the writes fail instead (the same case passes with the switch off)."""
+    import copy
+    import json
+    import random
+
+    from impl.data.partitioner import token
+
+    case = copy.deepcopy(case)
+    nodes = case["topology"]["nodes"]
+    rng = random.Random(json.dumps(nodes, sort_keys=True))
+    key_token = token("k0")
+    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
+    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
+    owners: list[str] = []
+    for i in range(len(ring)):  # SimpleStrategy: the first three distinct owners clockwise
+        owner = ring[(start + i) % len(ring)][1]
+        if owner not in owners:
+            owners.append(owner)
+    a, kept, x = owners[:3]
+    others = sorted(n["id"] for n in nodes if n["id"] not in (a, x))
+    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
+    joiner = next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+    at = int(case["operations"][0]["at_ms"])
+    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
+        "class": "SimpleStrategy", "replication_factor": 3}}]
+    case["cms"] = {"members": [kept]}
+    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
+                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
+    case.pop("cancels", None)
+    case.pop("workloads", None)  # why: schema commits would move the window the cut aims at
+    case["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
+                      "partitions": [{"isolate": sorted((a, x)), "start_ms": at + rng.randrange(20, 45),
+                                      "heal_ms": at + 4_000}]}
+    spread = {"start_ms": at, "spread_ms": 3_000, "keys": 1, "read_cl": ["QUORUM"],
+              "write_cl": ["QUORUM"]}
+    case["clients"] = [{"keyspace": "kv", "count": 40, "writes": 1.0, "nodes": others, **spread},
+                       {"keyspace": "kv", "count": 40, "writes": 0.0, "nodes": [a], **spread}]
     return case
 
 
