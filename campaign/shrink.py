@@ -229,6 +229,13 @@ def _sim_passes() -> list[Pass]:
                 r = _ddmin(case, state, items, rebuild)
                 if r is not None:
                     case, found = r[0], r
+            # a workload with nothing left to issue goes, when that changes nothing else
+            # (the ones after it generate from the seed as before only if it was the last)
+            for i in reversed(range(len(case.get(key, [])))):
+                if case[key][i].get("only") == [] and not state.spent:
+                    r = state.test({**case, key: case[key][:i] + case[key][i + 1:]})
+                    if r is not None:
+                        case, found = r[0], r
         return found
 
     def nodes(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
@@ -351,7 +358,7 @@ def _drop_node(c: dict[str, Any], node: str) -> None:
     """The scenario without `node` and every reference to it."""
     c["topology"]["nodes"] = [n for n in c["topology"]["nodes"] if n["id"] != node]
     c["submissions"] = [s for s in c.get("submissions", []) if s["node"] != node]
-    for w in c.get("workloads", []):
+    for w in c.get("workloads", []) + c.get("clients", []):
         if "nodes" in w:
             w["nodes"] = [n for n in w["nodes"] if n != node]
             if not w["nodes"]:
