@@ -37,6 +37,14 @@ def cause_class(cause: str | None) -> str:
         head = cause.split(" at epoch", 1)[0]
     elif cause.startswith(("apply failure", "conflict", "spec replay")):
         head = cause.split(":", 1)[0]
+    elif cause.startswith("liveness: "):  # which operation, node or count is the run's detail
+        head = ":".join(cause.split(":", 2)[:2])
+    elif cause.startswith("durability: "):  # not which key, nor what each replica held
+        head = "durability: replicas disagree at the end"
+    elif cause.startswith("holdings: "):  # which node, epoch and moment: the run's detail
+        rest = cause.split(": ", 1)[1]
+        head = "holdings: " + (rest.split(": ", 1)[1] if ": metadata differs" in rest
+                               else "applied epoch goes backwards")
     across = cause.rsplit("(across ", 1)
     return head + (f" (across {across[1]}" if len(across) == 2 else "")
 
@@ -180,11 +188,17 @@ def _with_decisions(case: dict[str, Any], kept: list[Any]) -> dict[str, Any]:
 
 
 def _sim_passes() -> list[Pass]:
-    """Biggest effects first: the whole schedule, faults, workloads, then single decisions."""
+    """Biggest effects first: the whole schedule at once, faults, scenario lists, workloads,
+    then the decisions (fewer by then: a smaller scenario takes fewer), then nodes."""
     import copy
 
     def decisions(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
         return _ddmin(case, state, list(case.get("decisions", [])), _with_decisions)
+
+    def all_defaults(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        # one run: does the failure need its schedule at all? (a single deletion of thousands
+        # of decisions; the ddmin over them comes after the scenario passes made them fewer)
+        return state.test(_with_decisions(case, [])) if case.get("decisions") else None
 
     def fault_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
         found = None
@@ -252,7 +266,7 @@ def _sim_passes() -> list[Pass]:
                 case, found = r[0], r
         return found
 
-    return [decisions, fault_lists, top_lists, workloads, decisions, nodes]
+    return [all_defaults, fault_lists, top_lists, workloads, decisions, nodes]
 
 
 def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,

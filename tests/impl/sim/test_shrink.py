@@ -109,3 +109,16 @@ def test_a_workload_only_list_out_of_range_is_bad_input(tmp_path: Path, capsys: 
     path.write_text(json.dumps(case))
     assert main(["simulate", str(path)]) == 2
     assert "only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("durability: replicas of kv/k0 disagree at the end (n2:-, n4:101, n8:101)",
+     "durability: replicas of kv/k2 disagree at the end (n1:7, n3:-)"),
+    ("liveness: operation stuck: join on n3 never finished (its barrier could be met)",
+     "liveness: operation stuck: leave on n5 never finished (its barrier could be met)"),
+    ("holdings: n3 at epoch 5 (snapshot): metadata differs from the spec on placements",
+     "holdings: n1 at epoch 9 (end): metadata differs from the spec on placements"),
+])
+def test_one_bug_in_two_runs_is_one_cause_class(a: str, b: str) -> None:
+    """Shrinking keeps a cause class: a run's details (key, node, epoch) must not be part of it."""
+    assert cause_class(a) == cause_class(b) != ""
