@@ -122,3 +122,15 @@ def test_a_workload_only_list_out_of_range_is_bad_input(tmp_path: Path, capsys: 
 def test_one_bug_in_two_runs_is_one_cause_class(a: str, b: str) -> None:
     """Shrinking keeps a cause class: a run's details (key, node, epoch) must not be part of it."""
     assert cause_class(a) == cause_class(b) != ""
+
+
+@pytest.mark.slow  # about a minute: a campaign per switch, then up to 400 shrinking runs each
+@pytest.mark.parametrize("name", ["submit-retry-new-entry-id", "paxos-ignores-accepted-value"])
+def test_an_impl_switch_failure_shrinks_at_least_5x_in_steps_and_events(name: str) -> None:
+    found, _ = campaign(name, 120.0, max_runs=200, shrink=False)
+    assert found.detected and found.seed is not None and found.failure is not None
+    case = json.loads(found.failure)["case"]
+    small, outcome, _, before, after = shrink_sim(case, found.seed, mutant=name, max_checks=400)
+    assert cause_class(outcome.cause) == cause_class(found.cause)
+    assert after.steps * 5 <= before.steps and after.events * 5 <= before.events, (before, after)
+    assert not checked("sim", small, found.seed, mutant=name).valid
