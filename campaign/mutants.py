@@ -275,7 +275,7 @@ def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs:
                      shrunk_events=shrunk_events, failure=failure)
 
 
-SHRINK_CHECKS = 400
+SHRINK_CHECKS = 600
 """Runs a switch's sim failure may spend on shrinking (a sim run takes 0.05-0.5 s)."""
 
 
