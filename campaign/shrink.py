@@ -196,10 +196,13 @@ def _sim_passes() -> list[Pass]:
         found = None
         # first by kind and by link (every reorder delay; every decision about n1>n2 Commit
         # messages; ...): few runs, and often most of the list
-        for group in (lambda d: d[0].split(" ", 1)[0], lambda d: d[0]):
+        by_kind: Callable[[list[Any]], str] = lambda d: str(d[0]).split(" ", 1)[0]  # noqa: E731
+        by_key: Callable[[list[Any]], str] = lambda d: str(d[0])  # noqa: E731
+        for group in (by_kind, by_key):
             groups = sorted({group(d) for d in case.get("decisions", [])})
             if len(groups) > 1:
-                def rebuild(c: dict[str, Any], kept: list[Any], group: Any = group) -> dict[str, Any]:
+                def rebuild(c: dict[str, Any], kept: list[Any],
+                            group: Callable[[list[Any]], str] = group) -> dict[str, Any]:
                     return _with_decisions(c, [d for d in c["decisions"] if group(d) in kept])
                 r = _ddmin(case, state, groups, rebuild)
                 if r is not None:
