@@ -29,8 +29,27 @@ class Detection:
     kind: str
     runs: int
     size: int | None = None
+    """Before shrinking: refine, transformations and nodes (`case_size`); sim, steps."""
     shrunk_size: int | None = None
+    events: int | None = None
+    """sim: events (non-default schedule decisions) before shrinking and after."""
+    shrunk_events: int | None = None
     failure: str | None = None
+    """The failure file: the shrunk one (it carries its decision list) when shrinking ran."""
+
+    def sizes(self) -> dict[str, list[int]] | None:
+        """`shrunk_size` in JSON: {"steps": [before, after], "events": [before, after]}."""
+        if self.size is None or self.shrunk_size is None:
+            return None
+        out = {"steps": [self.size, self.shrunk_size]}
+        if self.events is not None and self.shrunk_events is not None:
+            out["events"] = [self.events, self.shrunk_events]
+        return out
+
+    def sizes_text(self) -> str:
+        """"steps 96->7 events 3178->4" for the table."""
+        sizes = self.sizes()
+        return "" if sizes is None else " ".join(f"{k} {a}->{b}" for k, (a, b) in sizes.items())
 
     def replay(self, path: str | None = None) -> str:
         if self.seed is None:
@@ -41,7 +60,7 @@ class Detection:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
-                "cause": self.cause, "shrunk_size": self.shrunk_size, "size": self.size,
+                "cause": self.cause, "shrunk_size": self.sizes(), "size": self.size,
                 "seed": self.seed, "runs": self.runs, "replay": self.replay()}
 
 
@@ -85,6 +104,8 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
         return _restart_driver_bias(biased("barrier-at-one", case))
     if name is None or BY_NAME[name].focus != "ops":
         return case
+    if name == "no-progress-barrier":
+        return stale_replicas(case)
     import copy
 
     case = copy.deepcopy(case)
@@ -280,6 +301,57 @@ def _min_token_bias(case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
+    """The bias for a missing progress barrier (Cassandra's ProgressBarrier): a join whose
+    coordinators *and* replicas on one side lag the CMS. A node joins with a token just above
+    the key's, so the key's last replica (`x`) streams its data to it and then leaves the key's
+    replicas; the CMS is one member, the key's second replica (`kept`), so that the join's steps
+    take a steady time and a little after the join starts (after streaming, with luck: the offset is drawn
+    per case) `x` and the key's first replica (`a`) are cut off until well after the join
+    ends. Writes go through the other side, at the newest placements (the joined node and the
+    key's second replica make a quorum); reads go through `a`, which still reads `a` and `x` by
+    the placements of the START epoch — missing those writes. With the barrier, FINISH waits
+    for a quorum of the key's replicas to see MID, which the cut-off pair prevents until the
+    heal: the writes fail instead (the same case passes with the switch off)."""
+    import copy
+    import json
+    import random
+
+    from impl.data.partitioner import token
+
+    case = copy.deepcopy(case)
+    nodes = case["topology"]["nodes"]
+    rng = random.Random(json.dumps(nodes, sort_keys=True))
+    key_token = token("k0")
+    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
+    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
+    owners: list[str] = []
+    for i in range(len(ring)):  # SimpleStrategy: the first three distinct owners clockwise
+        owner = ring[(start + i) % len(ring)][1]
+        if owner not in owners:
+            owners.append(owner)
+    a, kept, x = owners[:3]
+    others = sorted(n["id"] for n in nodes if n["id"] not in (a, x))
+    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
+    joiner = next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+    at = int(case["operations"][0]["at_ms"])
+    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
+        "class": "SimpleStrategy", "replication_factor": 3}}]
+    case["cms"] = {"members": [kept]}
+    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
+                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
+    case.pop("cancels", None)
+    case.pop("workloads", None)  # why: schema commits would move the window the cut aims at
+    case["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
+                      "partitions": [{"isolate": sorted((a, x)), "start_ms": at + rng.randrange(20, 45),
+                                      "heal_ms": at + 4_000}]}
+    spread = {"start_ms": at, "spread_ms": 3_000, "keys": 1, "read_cl": ["QUORUM"],
+              "write_cl": ["QUORUM"]}
+    case["clients"] = [{"keyspace": "kv", "count": 40, "writes": 1.0, "nodes": others, **spread},
+                       {"keyspace": "kv", "count": 40, "writes": 0.0, "nodes": [a], **spread}]
+    return case
+
+
 def _inconclusive(case: dict[str, Any], rec: RunRecord) -> bool:
     """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write and no
     durability failure: a write that ended `info` part way is seen by some ONE reads and not by
@@ -341,16 +413,27 @@ def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs:
               shrink: bool) -> Detection:
     import json
 
-    from campaign.shrink import case_size, shrink_case
+    from campaign.shrink import case_size, shrink_case, shrink_sim, sim_steps
 
     case = json.loads(rec.failure or "{}").get("case") or generate_case(kind, rec.seed)
-    size = case_size(kind, case)
-    shrunk = None
-    if shrink:
-        small, _, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
+    size = sim_steps(case) if kind == "sim" else case_size(kind, case)
+    shrunk = events = shrunk_events = None
+    failure = rec.failure
+    if shrink and kind == "sim":
+        small, o, _, before, after = shrink_sim(case, rec.seed, mutant=name, max_checks=SHRINK_CHECKS)
+        shrunk, events, shrunk_events = after.steps, before.events, after.events
+        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
+    elif shrink:
+        small, o, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
         shrunk = case_size(kind, small)
+        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
     return Detection(name=name or "-", detected=True, seconds=round(seconds, 2), cause=rec.outcome.cause,
-                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, failure=rec.failure)
+                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, events=events,
+                     shrunk_events=shrunk_events, failure=failure)
+
+
+SHRINK_CHECKS = 600
+"""Runs a switch's sim failure may spend on shrinking (a sim run takes 0.05-0.5 s)."""
 
 
 def run_case(kind: str, seed: int, case: dict[str, Any], *, run: int, mutant: str | None) -> RunRecord:

@@ -54,6 +54,9 @@ class Outcome:
     counters: tuple[tuple[str, int], ...]
     details: str
     """JSON text: the judgement summary (sim) or the per-step evidence (refine)."""
+    decisions: tuple[tuple[str, int, int], ...] = ()
+    """sim: the non-default decisions the run took, when recorded or scripted (schedule
+    shrinking, campaign/shrink.py); not part of the verdict."""
 
     def to_json(self) -> dict[str, Any]:
         return {"valid": self.valid, "cause": self.cause, "final_epoch": self.final_epoch,
@@ -110,11 +113,11 @@ def generate_case(kind: str, seed: int) -> dict[str, Any]:
 
 
 def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
-               fixes: frozenset[str] = frozenset()) -> Outcome:
+               fixes: frozenset[str] = frozenset(), record_decisions: bool = False) -> Outcome:
     """Run and judge one case (the generated document, or one read back from a failure file);
     `fixes` names proposed fixes (spec/fixes.py) to run spec and impl with."""
     if kind == "sim":
-        return _check_sim(case, seed, mutant, fixes)
+        return _check_sim(case, seed, mutant, fixes, record_decisions)
     if kind == "refine":
         return _check_refine(case, mutant, fixes)
     if kind == "stateful":
@@ -126,7 +129,7 @@ def check_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None
 
 
 def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
-            fixes: frozenset[str] = frozenset()) -> Outcome:
+            fixes: frozenset[str] = frozenset(), record_decisions: bool = False) -> Outcome:
     """`check_case`, with an exception inside spec, impl or a checker turned into a failing
     outcome (cause `crash: TYPE: message`, the traceback in details): a crash is a finding,
     and one run's crash must not end the campaign. Bad input (`BadInput`, impl's
@@ -137,7 +140,8 @@ def checked(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = 
     from impl.metadata import InvalidTopology
 
     try:
-        return check_case(kind, case, seed, mutant=mutant, fixes=fixes)
+        return check_case(kind, case, seed, mutant=mutant, fixes=fixes,
+                          record_decisions=record_decisions)
     except (BadInput, InvalidTopology):
         raise
     except Exception as e:  # noqa: BLE001 (any crash is the verdict)
@@ -265,7 +269,8 @@ def _mutant_execute(execute: Callable[[Any, dict[str, Any]], Any], mutant: str |
     return mutant_execute(execute, check_names([mutant]))
 
 
-def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozenset[str] = frozenset()) -> Outcome:
+def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozenset[str] = frozenset(),
+               record_decisions: bool = False) -> Outcome:
     from campaign.formats.scenario import parse_scenario
     from campaign.judge import judge
     from impl.cluster import run_scenario
@@ -288,7 +293,7 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
             engine = MutantEngine(scenario.settings.mutants, fixes)
     if fixes and engine is None:
         engine = _FixedEngine(fixes)
-    result = run_scenario(scenario, seed, engine=engine)
+    result = run_scenario(scenario, seed, engine=engine, record_decisions=record_decisions)
     judgement = judge(scenario, result, fixes=fixes) if fixes else judge(scenario, result)
     summary = judgement.summary()
     summary["conflicts"] = list(result.conflicts)
@@ -317,7 +322,8 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
         cause = judgement.liveness[0]
     invokes = sum(1 for op in result.commit_history if op.type == "invoke")
     return Outcome(valid=cause is None, cause=cause, final_epoch=result.final_epoch, steps=invokes,
-                   counters=result.counters, details=json.dumps(summary, sort_keys=True))
+                   counters=result.counters, details=json.dumps(summary, sort_keys=True),
+                   decisions=result.decisions)
 
 
 # ---------------------------------------------------------------- kind "refine"

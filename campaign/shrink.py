@@ -1,10 +1,20 @@
-"""Shrinking a failing case: greedy edits kept while the run still fails with the same cause class."""
+"""Shrinking a failing case: greedy edits kept while the run still fails with the same cause class.
+
+refine cases shrink by their scenario (`shrink_case`). sim cases shrink by their scenario *and*
+their schedule (`shrink_sim`, docs/shrink.md): the run's random decisions are recorded
+(impl/sim/decisions.py) and the case is turned into one that replays them from a decision list,
+so that scenario edits no longer reshuffle the rest of the run; then scenario items and
+decisions are deleted (a deleted decision takes its default: deliver, no duplicate, the latency
+floor, the first peer, no timer offset) while the cause class holds.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
+
+from attrs import frozen
 
 from campaign.runs import Outcome, checked
 
@@ -29,20 +39,252 @@ def cause_class(cause: str | None) -> str:
         head = cause.split(":", 1)[0]
     elif cause.startswith("stateful "):  # the machine, the rule or invariant, the message's class
         head = ":".join(cause.split(":", 3)[:3])
+    elif cause.startswith("liveness: "):  # which operation, node or count is the run's detail
+        head = ":".join(cause.split(":", 2)[:2])
+    elif cause.startswith("durability: "):  # not which key, nor what each replica held
+        head = "durability: replicas disagree at the end"
+    elif cause.startswith("holdings: "):  # which node, epoch and moment: the run's detail
+        rest = cause.split(": ", 1)[1]
+        head = "holdings: " + (rest.split(": ", 1)[1] if ": metadata differs" in rest
+                               else "applied epoch goes backwards")
     across = cause.rsplit("(across ", 1)
     return head + (f" (across {across[1]}" if len(across) == 2 else "")
 
 
 def case_size(kind: str, case: dict[str, Any]) -> int:
-    """What shrinking makes smaller: transformations and nodes (refine); nodes, requests and
-    faults (sim)."""
+    """What shrinking makes smaller: transformations and nodes (refine); nodes and steps (sim)."""
     if kind == "refine":
         return len(case.get("transformations", [])) + len(case.get("topology", {}).get("nodes", []))
+    return len(case.get("topology", {}).get("nodes", [])) + sim_steps(case)
+
+
+def sim_steps(case: dict[str, Any]) -> int:
+    """A sim case's steps: its scenario items — submissions (given and generated), client
+    operations, topology operations, cancels, crashes, partitions, CMS changes, a CMS
+    initialization, and each random network fault that is on (loss, duplication, reordering)."""
     faults = case.get("faults", {})
-    return (len(case.get("topology", {}).get("nodes", [])) + len(case.get("submissions", []))
-            + sum(int(w.get("count", 100)) for w in case.get("workloads", []))
+
+    def kept(w: dict[str, Any], default: int) -> int:
+        return len(w["only"]) if "only" in w else int(w.get("count", default))
+
+    return (len(case.get("submissions", [])) + sum(kept(w, 100) for w in case.get("workloads", []))
+            + sum(kept(c, 200) for c in case.get("clients", [])) + len(case.get("operations", []))
+            + len(case.get("cancels", [])) + len(case.get("cms_changes", []))
+            + (1 if case.get("initialize") else 0)
             + len(faults.get("crashes", [])) + len(faults.get("partitions", []))
             + sum(1 for k in ("loss", "duplicate", "reorder") if faults.get(k)))
+
+
+@frozen(kw_only=True)
+class SimSize:
+    """A sim failure's size: `steps` (`sim_steps`) and `events`, the decisions of its schedule
+    that are not the default (a lost or duplicated message, a delay above the floor, a peer
+    other than the first, a timer offset, a backoff above the shortest)."""
+
+    steps: int
+    events: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"steps": self.steps, "events": self.events}
+
+
+def shrink_sim(case: dict[str, Any], seed: int, *, mutant: str | None = None, max_checks: int = 2000
+               ) -> tuple[dict[str, Any], Outcome, int, SimSize, SimSize]:
+    """Schedule and scenario shrinking of a failing sim case (DEMi-style delta debugging).
+
+    Returns the smallest failing case found — it carries its decision list, so it replays
+    alone — its outcome, the runs spent, and the sizes before and after. ValueError when the
+    case does not fail."""
+    first = checked("sim", case, seed, mutant=mutant, record_decisions=True)
+    if first.valid:
+        raise ValueError("the case does not fail: nothing to shrink")
+    target = cause_class(first.cause)
+    before = SimSize(steps=sim_steps(case), events=len(first.decisions))
+    state = _Shrinking(target, seed, mutant, max_checks)
+    best = {**case, "decisions": [list(d) for d in first.decisions]}
+    best_outcome = first
+    if "decisions" not in case:
+        # the seeded run replayed from its recording: the same run (impl/sim/decisions.py)
+        replayed = state.test(best)
+        if replayed is None:  # cannot happen unless determinism broke; shrink the scenario only
+            small, o, checks = shrink_case("sim", case, seed, mutant=mutant, max_checks=max_checks)
+            return small, o, checks + 1, before, SimSize(steps=sim_steps(small), events=before.events)
+        best, best_outcome = replayed
+    improved = True
+    while improved and not state.spent:
+        improved = False
+        for edit in _sim_passes():
+            if state.spent:
+                break
+            result = edit(best, state)
+            if result is not None:
+                best, best_outcome = result
+                improved = True
+    return best, best_outcome, state.checks + 1, before, SimSize(
+        steps=sim_steps(best), events=len(best.get("decisions", [])))
+
+
+class _Shrinking:
+    """The test a candidate must pass (fail with the target cause class), and the budget."""
+
+    def __init__(self, target: str, seed: int, mutant: str | None, max_checks: int) -> None:
+        self.target, self.seed, self.mutant = target, seed, mutant
+        self.max_checks = max_checks
+        self.checks = 0
+
+    @property
+    def spent(self) -> bool:
+        return self.checks >= self.max_checks
+
+    def test(self, candidate: dict[str, Any]) -> tuple[dict[str, Any], Outcome] | None:
+        """The candidate with its decision list cut to the decisions the run used, and its
+        outcome — when it still fails with the target cause class."""
+        from campaign.errors import BadInput
+
+        if self.spent:
+            return None
+        self.checks += 1
+        try:
+            o = checked("sim", candidate, self.seed, mutant=self.mutant, record_decisions=True)
+        except (BadInput, ValueError, KeyError):  # an edit that no longer parses
+            return None
+        if o.valid or cause_class(o.cause) != self.target:
+            return None
+        return {**candidate, "decisions": [list(d) for d in o.decisions]}, o
+
+
+Pass = Callable[[dict[str, Any], _Shrinking], "tuple[dict[str, Any], Outcome] | None"]
+
+
+def _ddmin(case: dict[str, Any], state: _Shrinking, items: list[Any],
+           rebuild: Callable[[dict[str, Any], list[Any]], dict[str, Any]]
+           ) -> tuple[dict[str, Any], Outcome] | None:
+    """Delete chunks of `items` (all of them first, then halves, quarters, ... single items),
+    keeping each deletion after which the case still fails the same way."""
+    found: tuple[dict[str, Any], Outcome] | None = None
+    size = len(items)
+    while size >= 1 and items and not state.spent:
+        start = 0
+        while start < len(items) and not state.spent:
+            kept = items[:start] + items[start + size:]
+            result = state.test(rebuild(case, kept))
+            if result is not None:
+                found = result
+                case, items = result[0], kept
+                items = _still_there(items, case, rebuild)
+            else:
+                start += size
+        size = size // 2 if size > 1 else 0
+    return found
+
+
+def _still_there(items: list[Any], case: dict[str, Any], rebuild: Callable[..., Any]) -> list[Any]:
+    """After a kept deletion of decisions, the run may have dropped unused ones: follow it."""
+    if rebuild is _with_decisions:
+        return [list(d) for d in case["decisions"]]
+    return items
+
+
+def _with_decisions(case: dict[str, Any], kept: list[Any]) -> dict[str, Any]:
+    return {**case, "decisions": kept}
+
+
+def _sim_passes() -> list[Pass]:
+    """Biggest effects first: the whole schedule at once, faults, scenario lists, workloads,
+    then the decisions (fewer by then: a smaller scenario takes fewer), then nodes."""
+    import copy
+
+    def decisions(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        found = None
+        # first by kind and by link (every reorder delay; every decision about n1>n2 Commit
+        # messages; ...): few runs, and often most of the list
+        by_kind: Callable[[list[Any]], str] = lambda d: str(d[0]).split(" ", 1)[0]  # noqa: E731
+        by_key: Callable[[list[Any]], str] = lambda d: str(d[0])  # noqa: E731
+        for group in (by_kind, by_key):
+            groups = sorted({group(d) for d in case.get("decisions", [])})
+            if len(groups) > 1:
+                def rebuild(c: dict[str, Any], kept: list[Any],
+                            group: Callable[[list[Any]], str] = group) -> dict[str, Any]:
+                    return _with_decisions(c, [d for d in c["decisions"] if group(d) in kept])
+                r = _ddmin(case, state, groups, rebuild)
+                if r is not None:
+                    case, found = r[0], r
+        r = _ddmin(case, state, list(case.get("decisions", [])), _with_decisions)
+        return r or found
+
+    def all_defaults(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        # one run: does the failure need its schedule at all? (a single deletion of thousands
+        # of decisions; the ddmin over them comes after the scenario passes made them fewer)
+        return state.test(_with_decisions(case, [])) if case.get("decisions") else None
+
+    def fault_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        found = None
+        for key in ("crashes", "partitions"):
+            def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
+                c = copy.deepcopy(c)
+                c.setdefault("faults", {})[key] = kept
+                return c
+            r = _ddmin(case, state, list(case.get("faults", {}).get(key, [])), rebuild)
+            if r is not None:
+                case, found = r[0], r
+        for key in ("loss", "duplicate", "reorder"):
+            if case.get("faults", {}).get(key):
+                c = copy.deepcopy(case)
+                c["faults"][key] = 0.0
+                r = state.test(c)
+                if r is not None:
+                    case, found = r[0], r
+        return found
+
+    def top_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        found = None
+        for key in ("submissions", "cancels", "cms_changes", "operations"):
+            def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
+                return {**c, key: kept}
+            r = _ddmin(case, state, list(case.get(key, [])), rebuild)
+            if r is not None:
+                case, found = r[0], r
+        return found
+
+    def workloads(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        found = None
+        # clients first: their operations make most of a run's messages, so most decisions
+        for key, default in (("clients", 200), ("workloads", 100)):
+            for i in range(len(case.get(key, []))):
+                w = case[key][i]
+                items = list(w["only"]) if "only" in w else list(range(int(w.get("count", default))))
+
+                def rebuild(c: dict[str, Any], kept: list[Any], key: str = key, i: int = i) -> dict[str, Any]:
+                    c = copy.deepcopy(c)
+                    c[key][i]["only"] = kept
+                    return c
+                r = _ddmin(case, state, items, rebuild)
+                if r is not None:
+                    case, found = r[0], r
+            # a workload with nothing left to issue goes, when that changes nothing else
+            # (the ones after it generate from the seed as before only if it was the last)
+            for i in reversed(range(len(case.get(key, [])))):
+                if case[key][i].get("only") == [] and not state.spent:
+                    r = state.test({**case, key: case[key][:i] + case[key][i + 1:]})
+                    if r is not None:
+                        case, found = r[0], r
+        return found
+
+    def nodes(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+        found = None
+        for node in reversed([n["id"] for n in case["topology"]["nodes"]]):
+            if len(case["topology"]["nodes"]) <= 1 or state.spent:
+                break
+            if any(o.get("node") == node or o.get("target") == node for o in case.get("operations", [])):
+                continue
+            c = copy.deepcopy(case)
+            _drop_node(c, node)
+            r = state.test(c)
+            if r is not None:
+                case, found = r[0], r
+        return found
+
+    return [all_defaults, fault_lists, top_lists, workloads, decisions, nodes]
 
 
 def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
@@ -150,7 +392,7 @@ def _drop_node(c: dict[str, Any], node: str) -> None:
     """The scenario without `node` and every reference to it."""
     c["topology"]["nodes"] = [n for n in c["topology"]["nodes"] if n["id"] != node]
     c["submissions"] = [s for s in c.get("submissions", []) if s["node"] != node]
-    for w in c.get("workloads", []):
+    for w in c.get("workloads", []) + c.get("clients", []):
         if "nodes" in w:
             w["nodes"] = [n for n in w["nodes"] if n != node]
             if not w["nodes"]:

@@ -11,7 +11,10 @@ What the bus may do to a message, and nothing else:
 - **partition** the nodes into groups that cannot reach each other until healed.
 It never corrupts, invents or reorders a message beyond the above. A message from a node to
 itself skips the network (no delay, loss or duplication) but is still traced and counted.
-Every random choice comes from the cluster's one `random.Random`.
+Every random choice is a decision (impl/sim/decisions.py) drawn from the cluster's one
+`random.Random`, or replayed from a decision list: `loss`, `dup` (flips, default deliver /
+no copy), `delay` (default the latency floor) and `reorder` (the extra delay, default 0), each
+keyed by sender, receiver and message type.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from attrs import frozen
 
 from impl.messages import Message
 from impl.sim.clock import ms_to_ns
+from impl.sim.decisions import Decisions
 from impl.sim.events import EventQueue
 from impl.trace import Trace
 
@@ -37,22 +41,28 @@ class Latency:
     b: float = 5.0
 
     def sampler(self, rng: random.Random) -> Callable[[], int]:
+        sample, _ = self.draw()
+        return lambda: sample(rng)
+
+    def draw(self) -> tuple[Callable[[random.Random], int], int]:
+        """A sample function of the RNG, and the floor a replayed delay defaults to (for
+        lognormal, which has none, the median)."""
         a, b = self.a, self.b
         if self.dist == "fixed":
             v = ms_to_ns(a)
-            return lambda: v
+            return (lambda rng: v), v
         if self.dist == "uniform":
             lo, hi = ms_to_ns(a), ms_to_ns(b)
-            return lambda: rng.randint(lo, hi)
+            return (lambda rng: rng.randint(lo, hi)), lo
         if self.dist == "exponential":
             rate = 1.0 / max(a, 1e-9)
             floor = ms_to_ns(b)
-            return lambda: floor + int(rng.expovariate(rate) * 1_000_000)
+            return (lambda rng: floor + int(rng.expovariate(rate) * 1_000_000)), floor
         if self.dist == "lognormal":
             import math
 
             mu = math.log(max(a, 1e-9))
-            return lambda: int(rng.lognormvariate(mu, b) * 1_000_000)
+            return (lambda rng: int(rng.lognormvariate(mu, b) * 1_000_000)), ms_to_ns(a)
         raise ValueError(f"unknown latency distribution {self.dist!r}")
 
 
@@ -70,7 +80,7 @@ class Bus:
         self,
         *,
         queue: EventQueue,
-        rng: random.Random,
+        decisions: Decisions,
         trace: Trace,
         counters: dict[str, int],
         faults: NetworkFaults,
@@ -78,13 +88,14 @@ class Bus:
         is_up: Callable[[str], bool],
     ) -> None:
         self._queue = queue
-        self._rng = rng
+        self._decisions = decisions
         self._trace = trace
         self._counters = counters
         self._faults = faults
         self._deliver = deliver
         self._is_up = is_up
-        self._latency = faults.latency.sampler(rng)
+        self._latency, self._floor = faults.latency.draw()
+        self._fixed = faults.latency.dist == "fixed"
         self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
         # node -> the tuple of its group index in each active partition; equal tuples can talk
         self._side: dict[str, tuple[int, ...]] = {}
@@ -94,7 +105,8 @@ class Bus:
     def set_faults(self, faults: NetworkFaults) -> None:
         """From now on, send under `faults` (messages in flight keep their fate)."""
         self._faults = faults
-        self._latency = faults.latency.sampler(self._rng)
+        self._latency, self._floor = faults.latency.draw()
+        self._fixed = faults.latency.dist == "fixed"
         self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
 
     # --- partitions ---
@@ -135,26 +147,33 @@ class Bus:
             self._queue.after(0, self._arrive, dst, msg, brief)
             return
         faults = self._faults
-        rng = self._rng
+        decide = self._decisions
         if not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst]):
             self._drop(src, dst, brief, "unreachable")
             return
-        if faults.loss and rng.random() < faults.loss:
+        link = f"{src}>{dst} {type(msg).__name__}"
+        if faults.loss and decide.flip("loss " + link, faults.loss):
             self._drop(src, dst, brief, "lost")
             return
         self.in_flight += 1
-        self._queue.after(self._delay(), self._arrive, dst, msg, brief)
-        if faults.duplicate and rng.random() < faults.duplicate:
+        self._queue.after(self._delay(link), self._arrive, dst, msg, brief)
+        if faults.duplicate and decide.flip("dup " + link, faults.duplicate):
             counters["messages_duplicated"] += 1
             trace.event("duplicate", src, dst, brief)
             self.in_flight += 1
-            self._queue.after(self._delay(), self._arrive, dst, msg, brief)
+            self._queue.after(self._delay(link), self._arrive, dst, msg, brief)
 
-    def _delay(self) -> int:
-        d = self._latency()
+    def _delay(self, link: str) -> int:
+        decide = self._decisions
+        d = self._floor if self._fixed else decide.draw("delay " + link, self._latency, self._floor,
+                                                        lo=0)
         f = self._faults
-        if f.reorder and self._rng.random() < f.reorder:
-            d += self._rng.randint(0, self._reorder_extra)
+        if f.reorder:
+            extra = self._reorder_extra
+            # why one decision for the two draws: "no reorder" and "reorder by 0" are one delay
+            d += decide.draw("reorder " + link,
+                             lambda r: r.randint(0, extra) if r.random() < f.reorder else 0, 0,
+                             lo=0, hi=extra)
         return d
 
     def _arrive(self, dst: str, msg: Message, brief: str) -> None:

@@ -29,6 +29,7 @@ from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
 from impl.scenario import Operation, Scenario, Submission
 from impl.sim.clock import VirtualClock
+from impl.sim.decisions import Decisions
 from impl.sim.events import EventQueue
 from impl.trace import Trace
 from impl.workload import generate
@@ -83,6 +84,9 @@ class RunResult:
     unfinished: tuple[tuple[str, str, bool], ...] = ()
     """(node, operation, could finish) of every operation still in progress at the end on a live
     node; `could finish`: the live nodes meet its barrier at the lowest level it may relax to."""
+    decisions: tuple[tuple[str, int, int], ...] = ()
+    """The non-default decisions the run took (impl/sim/decisions.py), when recorded or
+    scripted: as a scenario's `decisions`, they replay this very run."""
 
     @property
     def client_history(self) -> tuple[Op, ...]:
@@ -118,11 +122,15 @@ class RunResult:
 
 class Cluster:
     def __init__(self, scenario: Scenario, seed: int, *, engine: Engine | None = None,
-                 keep_trace: bool = False, spares: tuple[str, ...] = ()) -> None:
+                 keep_trace: bool = False, spares: tuple[str, ...] = (),
+                 record_decisions: bool = False) -> None:
         self.scenario = scenario
         self.seed = seed
         self.settings = scenario.settings
         self.rng = random.Random(seed)
+        """The seed's RNG: generates the workloads, then (unless the scenario carries a decision
+        list) draws every decision."""
+        self.decisions = Decisions(self.rng, scenario.decisions, record=record_decisions)
         self.clock = VirtualClock()
         self.queue = EventQueue(self.clock)
         self.trace = Trace(self.clock, keep=keep_trace)
@@ -148,7 +156,7 @@ class Cluster:
         self._skew = dict(scenario.clock_skew)
         self.operation_outcomes: list[tuple[str, str, str]] = []
         self.disks: dict[str, Disk] = self._initial_disks(topology)
-        self.bus = Bus(queue=self.queue, rng=self.rng, trace=self.trace, counters=self.counters,
+        self.bus = Bus(queue=self.queue, decisions=self.decisions, trace=self.trace, counters=self.counters,
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
         self.cms_target: tuple[str, ...] | None = self._initial_target()
         self.nodes: dict[str, Node | None] = {}
@@ -298,8 +306,9 @@ class Cluster:
         self.counters["restarts"] += 1
         self._advance_applied(node_id, node.log.applied, "restarted at")
         self._hold(node_id, node.log.metadata, node.log.applied, "restart")
-        node.timer(self.rng.randrange(self.settings.gossip_interval_ns), node.gossip_round,
-                   work=False)
+        node.timer(self.decisions.randrange(f"gossip-timer {node_id}",
+                                            self.settings.gossip_interval_ns),
+                   node.gossip_round, work=False)
         # why: a restarted node asks a CMS member where the log is (discovery)
         node.send(node.pick_cms_member(avoid=node_id),
                   Gossip(sender=node_id, epoch=node.log.applied))
@@ -338,14 +347,16 @@ class Cluster:
         q = self.queue
         submissions = list(s.submissions)
         for w in s.workloads:
-            submissions.extend(generate(w, self.rng, self.node_ids, self._dcs))
+            # why generate all and keep `only`: the kept ones stay what they were (shrinking)
+            generated = generate(w, self.rng, self.node_ids, self._dcs)
+            submissions.extend(generated if w.only is None else _only(generated, w.only))
         for sub in submissions:
             q.at(sub.at, self._submit, sub)
         value = 1
         for cw in s.clients:
             ops = client_workload.generate(cw, self.rng, self.node_ids, value)
             value += sum(1 for op in ops if op.f == "write")
-            for op in ops:
+            for op in (ops if cw.only is None else _only(ops, cw.only)):
                 q.at(op.at, self._client_op, op)
         for o in s.operations:
             q.at(o.at, self._begin_operation, o)
@@ -370,8 +381,9 @@ class Cluster:
                  s.initialize.ignore)
         for node in self.nodes.values():
             assert node is not None
-            node.timer(self.rng.randrange(self.settings.gossip_interval_ns), node.gossip_round,
-                       work=False)
+            node.timer(self.decisions.randrange(f"gossip-timer {node.id}",
+                                                self.settings.gossip_interval_ns),
+                       node.gossip_round, work=False)
             q.at(0, node.reconfiguration.poll)
 
     def _heal(self, name: str) -> None:
@@ -519,7 +531,8 @@ class Cluster:
             conflicts=tuple(self.conflicts), apply_failures=tuple(self.apply_failures),
             trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes),
             holdings=tuple(self.holdings), epoch_regressions=tuple(self.epoch_regressions),
-            unfinished=tuple(unfinished), replica_cells=self._replica_cells())
+            unfinished=tuple(unfinished), replica_cells=self._replica_cells(),
+            decisions=tuple(self.decisions.taken))
 
     def _replica_cells(self) -> tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...]:
         from impl.data.partitioner import token as token_of
@@ -556,6 +569,12 @@ def metadata_view(metadata: Any) -> str | None:
                                                    sorted(metadata.cms_write_members())]})
 
 
+def _only(items: list[Any], keep: tuple[int, ...]) -> list[Any]:
+    """The generated items whose index is in `keep` (a shrunk workload)."""
+    wanted = set(keep)
+    return [x for i, x in enumerate(items) if i in wanted]
+
+
 def _disk_applied(disk: Disk) -> int:
     return max(disk.entries, default=disk.base.epoch)
 
@@ -567,6 +586,9 @@ def _disk_chain(disk: Disk) -> str:
 
 
 def run_scenario(scenario: Scenario, seed: int, *, engine: Engine | None = None,
-                 keep_trace: bool = False) -> RunResult:
-    """Run one simulation; the same scenario, seed and code always give the same result."""
-    return Cluster(scenario, seed, engine=engine, keep_trace=keep_trace).run()
+                 keep_trace: bool = False, record_decisions: bool = False) -> RunResult:
+    """Run one simulation; the same scenario, seed and code always give the same result.
+    `record_decisions` keeps the non-default decisions in `RunResult.decisions` (they are
+    always kept for a scenario that carries a decision list)."""
+    return Cluster(scenario, seed, engine=engine, keep_trace=keep_trace,
+                   record_decisions=record_decisions).run()

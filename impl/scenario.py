@@ -31,6 +31,8 @@ class Workload:
     spread: int = 1_000_000_000
     nodes: tuple[str, ...] = ()
     names: int = 4  # size of each name pool: smaller pools race more
+    only: tuple[int, ...] | None = None
+    """Submit only the generated transformations with these indices (a shrunk workload)."""
 
 
 @frozen(kw_only=True)
@@ -49,6 +51,8 @@ class ClientWorkload:
     read_cl: tuple[str, ...] = ("QUORUM",)
     write_cl: tuple[str, ...] = ("QUORUM",)
     nodes: tuple[str, ...] = ()
+    only: tuple[int, ...] | None = None
+    """Issue only the generated operations with these indices (a shrunk workload)."""
 
 
 @frozen(kw_only=True)
@@ -137,3 +141,7 @@ class Scenario:
     operations: tuple[Operation, ...] = ()
     cancels: tuple[Cancel, ...] = ()
     clock_skew: tuple[tuple[str, int], ...] = ()  # node -> ns added to its write timestamps
+    decisions: tuple[tuple[str, int, int], ...] | None = None
+    """A decision list (impl/sim/decisions.py): when given, the run draws every decision from
+    it (the default where it has none) instead of from the seed, which then only generates
+    the workloads."""

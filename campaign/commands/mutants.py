@@ -2,8 +2,10 @@
 
 A campaign per known-bug switch (impl/bugs.py, campaign/mutants.py), each for at most S
 wall-clock seconds: switch, detected, seconds to first detection, cause, shrunk size, replay
-command. `--json` prints {"mutants": [{"name", "detected", "seconds", "cause", "shrunk_size"}]}.
-Exit 0 iff every switch was detected. `--out DIR` keeps each failure file (replayable).
+command. `--json` prints {"mutants": [{"name", "detected", "seconds", "cause", "shrunk_size"}]},
+`shrunk_size` being {"steps": [before, after], "events": [before, after]} (sim; refine: steps
+only, transformations and nodes; docs/shrink.md). Exit 0 iff every switch was detected.
+`--out DIR` keeps each failure file, shrunk unless --no-shrink (`tcmcheck replay DIR/NAME.json`).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str | None
         if not as_json:
             click.echo(f"{name:38} {'yes' if d.detected else 'NO':3} "
                        f"{'' if d.seconds is None else f'{d.seconds:6.1f}s':>7} "
-                       f"{'' if d.shrunk_size is None else f'{d.size}->{d.shrunk_size}':>9}  "
+                       f"{d.sizes_text():>30}  "
                        f"{(d.cause or '')[:70]}  {rows[-1][1]}")
     if as_json:
         click.echo(json.dumps({"mutants": [{k: d.to_json()[k] for k in

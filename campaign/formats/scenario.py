@@ -32,7 +32,8 @@ from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
-        "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants"}
+        "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants",
+        "decisions"}
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
@@ -161,7 +162,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
     for i, w in enumerate(_list(obj.get("workloads", []), "workloads")):
         where = f"workloads[{i}]"
         w = _object(w, where)
-        _keys(w, {"kind", "count", "start_ms", "spread_ms", "nodes", "names"}, where)
+        _keys(w, {"kind", "count", "start_ms", "spread_ms", "nodes", "names", "only"}, where)
         if w.get("kind", "schema") != "schema":
             raise BadInput(f"{where}.kind: only \"schema\" workloads are known")
         workloads.append(Workload(
@@ -169,7 +170,8 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
             start=_ms(w.get("start_ms", 0), f"{where}.start_ms"),
             spread=_ms(w.get("spread_ms", 1000), f"{where}.spread_ms"),
             nodes=node_list(w.get("nodes", []), f"{where}.nodes"),
-            names=_int(w.get("names", 4), f"{where}.names", lo=1)))
+            names=_int(w.get("names", 4), f"{where}.names", lo=1),
+            only=_only(w, where)))
     requests = len(submissions) + sum(w.count for w in workloads)
     if requests > fields.MAX_GENERATED_REQUESTS:
         raise BadInput(f"submissions and workloads ask for {requests} requests "
@@ -180,7 +182,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
         where = f"clients[{i}]"
         c = _object(c, where)
         _keys(c, {"keyspace", "count", "start_ms", "spread_ms", "keys", "writes", "read_cl",
-                  "write_cl", "nodes"}, where)
+                  "write_cl", "nodes", "only"}, where)
         ks = c.get("keyspace")
         known = [k.get("name") for k in topo.get("keyspaces", []) if isinstance(k, dict)]
         if ks is None and known:
@@ -195,7 +197,8 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
             writes=_prob(c.get("writes", 0.5), f"{where}.writes"),
             read_cl=_levels(c.get("read_cl", ["QUORUM"]), f"{where}.read_cl"),
             write_cl=_levels(c.get("write_cl", ["QUORUM"]), f"{where}.write_cl"),
-            nodes=node_list(c.get("nodes", []), f"{where}.nodes")))
+            nodes=node_list(c.get("nodes", []), f"{where}.nodes"),
+            only=_only(c, where)))
     skew = _object(obj.get("clock_skew_ms", {}), "clock_skew_ms")
     clock_skew = []
     for k, v in sorted(skew.items()):
@@ -305,7 +308,47 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                                     mutants=_mutants(obj.get("mutants", []))),
                     clients=tuple(clients),
                     operations=tuple(operations), cancels=tuple(cancels),
-                    clock_skew=tuple(clock_skew))
+                    clock_skew=tuple(clock_skew), decisions=_decisions(obj))
+
+
+MAX_DECISIONS = 1_000_000
+
+
+def _only(doc: dict[str, Any], where: str) -> tuple[int, ...] | None:
+    """A workload's `only`: the indices of the generated items to keep (a shrunk workload)."""
+    if "only" not in doc:
+        return None
+    count = _int(doc.get("count", 0), f"{where}.count", lo=0)
+    raw = _list(doc["only"], f"{where}.only")
+    out = tuple(_int(x, f"{where}.only", lo=0, hi=max(count - 1, 0)) for x in raw)
+    if count == 0 and out:
+        raise BadInput(f"{where}.only: a workload of count 0 has nothing to keep")
+    if len(set(out)) != len(out):
+        raise BadInput(f"{where}.only: an index is listed twice")
+    return tuple(sorted(out))
+
+
+def _decisions(obj: dict[str, Any]) -> tuple[tuple[str, int, int], ...] | None:
+    """The optional decision list (docs/shrink.md): [[key, index, value], ...]."""
+    from impl.sim.decisions import parse_decision
+
+    if "decisions" not in obj:
+        return None
+    raw = _list(obj["decisions"], "decisions")
+    if len(raw) > MAX_DECISIONS:
+        raise BadInput(f"decisions: {len(raw)} entries (at most {MAX_DECISIONS})")
+    out = []
+    seen: set[tuple[str, int]] = set()
+    for i, item in enumerate(raw):
+        try:
+            d = parse_decision(item, f"decisions[{i}]")
+        except ValueError as e:
+            raise BadInput(str(e)) from None
+        if (d[0], d[1]) in seen:
+            raise BadInput(f"decisions[{i}]: {d[0]!r} draw {d[1]} appears twice")
+        seen.add((d[0], d[1]))
+        out.append(d)
+    return tuple(out)
 
 
 def _levels(value: Any, where: str) -> tuple[str, ...]:

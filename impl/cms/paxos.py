@@ -169,7 +169,8 @@ class Proposal:
         s = node.settings
         cap = min(s.retry_backoff_max_ns, s.retry_backoff_ns * (2 ** min(self.attempts, 10)))
         self.phase = BACKING_OFF
-        self._arm(node.rng.randint(s.retry_backoff_ns // 2, max(cap, s.retry_backoff_ns)))
+        self._arm(node.decisions.randint(f"backoff {node.id}", s.retry_backoff_ns // 2,
+                                         max(cap, s.retry_backoff_ns)))
 
     def _lost_slot(self, learned_upto: int) -> None:
         """Another value won our slot: catch up to what the acceptor knows, then retry."""

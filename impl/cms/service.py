@@ -59,7 +59,7 @@ class CmsService:
                 # why forward: the submitter's view of the CMS was stale (or it picked us on
                 # purpose); a node that knows the members passes the request on
                 node.counters["forwards"] += 1
-                node.send(members[node.rng.randrange(len(members))], evolve(
+                node.send(members[node.decisions.randrange(f"forward {node.id}", len(members))], evolve(
                     msg, sender=node.id, epoch=log.applied, hops=msg.hops + 1))
                 return
             self._reply(msg.origin, msg.entry_id, "not_cms", reason=f"{node.id} is not in the CMS")

@@ -1,7 +1,7 @@
 """The small interfaces a node and its parts are composed through (no part imports another).
 
 - `World`: what a node needs from the simulated cluster around it (clock-driven queue, bus,
-  RNG, trace, history, counters, the node ids, the hand-set CMS target, the apply observer).
+  decisions (impl/sim/decisions.py), trace, history, counters, the node ids, the hand-set CMS target, the apply observer).
 - `Host`: what a node's parts (CMS acceptor/proposer/service/reconfiguration/election, log
   fetcher, submitter, and the data-path parts) need from the node that composes them.
   Part-to-part calls go through the narrow protocols below (`LogWants`, `Submits`, `Polls`),
@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -20,6 +19,7 @@ from impl.history import History
 from impl.messages import Message, SubmitResult
 from impl.node.log import Disk, LocalLog
 from impl.settings import Settings
+from impl.sim.decisions import Decisions
 from impl.sim.events import Event, EventQueue
 from impl.trace import Trace
 
@@ -44,7 +44,7 @@ class World(Protocol):
     def history(self) -> History: ...
 
     @property
-    def rng(self) -> random.Random: ...
+    def decisions(self) -> Decisions: ...
 
     @property
     def executor(self) -> Executor: ...
@@ -119,7 +119,7 @@ class Host(Protocol):
     def history(self) -> History: ...
 
     @property
-    def rng(self) -> random.Random: ...
+    def decisions(self) -> Decisions: ...
 
     @property
     def executor(self) -> Executor: ...

@@ -8,7 +8,6 @@ the node has applied makes the fetcher catch up from that peer. A crash drops th
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +56,7 @@ from impl.node.operation import OperationDriver
 from impl.node.replica import Replica
 from impl.node.submitter import Submitter
 from impl.settings import Settings
+from impl.sim.decisions import Decisions
 from impl.sim.events import Event
 
 
@@ -72,7 +72,7 @@ class Node:
         self.counters = cluster.counters
         self.trace = cluster.trace
         self.history = cluster.history
-        self.rng: random.Random = cluster.rng
+        self.decisions: Decisions = cluster.decisions
         self.executor: Executor = cluster.executor
         self._queue = cluster.queue
         self.acceptor = Acceptor(self)
@@ -149,7 +149,7 @@ class Node:
             members.remove(avoid)
         if not members:
             return avoid or self.id
-        return members[self.rng.randrange(len(members))]
+        return members[self.decisions.randrange(f"cms-peer {self.id}", len(members))]
 
     def next_request_id(self) -> int:
         """Data-path and streaming request ids, persisted so that a restarted node never
@@ -201,8 +201,9 @@ class Node:
                 continue
             if gossip and other not in members:
                 # why: gossip-era metadata reaches each node after its own random delay
-                self.timer(self.rng.randrange(self.settings.gossip_spread_ns), self.send, other,
-                           msg)
+                self.timer(self.decisions.randrange(f"gossip-spread {self.id}>{other}",
+                                                    self.settings.gossip_spread_ns),
+                           self.send, other, msg)
             else:
                 self.send(other, msg)
 
@@ -235,7 +236,7 @@ class Node:
 
     def gossip_round_once(self) -> None:
         ids = self.world.node_ids
-        peer = ids[self.rng.randrange(len(ids))]
+        peer = ids[self.decisions.randrange(f"gossip-peer {self.id}", len(ids))]
         if peer != self.id:
             self.send(peer, Gossip(sender=self.id, epoch=self.log.applied))
 

@@ -16,6 +16,7 @@ from impl.node.log import LocalLog, initial_disk
 from impl.scenario import Crash, Initialize, Partition
 from impl.settings import Settings
 from impl.sim.clock import VirtualClock, ms_to_ns
+from impl.sim.decisions import Decisions
 from impl.sim.events import EventQueue
 from impl.trace import Trace
 
@@ -88,7 +89,7 @@ def _bus(faults: NetworkFaults, up: set[str]) -> tuple[Bus, EventQueue, _Sink, d
     q = EventQueue(clock)
     sink = _Sink()
     counters: dict[str, int] = defaultdict(int)
-    bus = Bus(queue=q, rng=random.Random(1), trace=Trace(clock), counters=counters,
+    bus = Bus(queue=q, decisions=Decisions(random.Random(1)), trace=Trace(clock), counters=counters,
               faults=faults, deliver=lambda d, m: sink.got.append((clock.now, d, m)),
               is_up=lambda n: n in up)
     return bus, q, sink, counters

@@ -1,0 +1,136 @@
+"""Schedule shrinking (docs/shrink.md): a run replays from its decision list byte for byte, a
+deleted decision takes its default, and a shrunk sim failure keeps its cause and replays from
+its file alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from campaign.cli import main
+from campaign.formats.scenario import parse_scenario
+from campaign.mutants import campaign
+from campaign.runs import checked, generate_case, run_one
+from campaign.shrink import cause_class, shrink_sim, sim_steps
+from impl.cluster import run_scenario
+
+
+def replayed(case: dict[str, Any], seed: int, decisions: Any) -> Any:
+    doc = json.loads(json.dumps({**case, "decisions": [list(d) for d in decisions]}))
+    return run_scenario(parse_scenario(doc), seed, keep_trace=True)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_run_replayed_from_its_decisions_is_the_same_run_byte_for_byte(seed: int) -> None:
+    case = generate_case("sim", seed)
+    scenario = parse_scenario(case)
+    plain = run_scenario(scenario, seed, keep_trace=True)
+    recorded = run_scenario(scenario, seed, keep_trace=True, record_decisions=True)
+    assert recorded.decisions, "a generated run makes random decisions"
+    again = replayed(case, seed, recorded.decisions)
+    assert plain.trace == recorded.trace == again.trace
+    assert plain.summary() == again.summary()
+    assert again.decisions == recorded.decisions
+    assert replayed(case, seed, recorded.decisions).trace == again.trace
+
+
+def test_an_empty_decision_list_takes_every_default() -> None:
+    case = generate_case("sim", 1)
+    case["faults"].update({"loss": 0.5, "duplicate": 0.5, "reorder": 0.5})
+    seeded = run_scenario(parse_scenario(case), 1, record_decisions=True)
+    assert seeded.counter("messages_duplicated") > 0
+    simplest = replayed(case, 1, [])
+    assert simplest.decisions == ()
+    assert simplest.counter("messages_duplicated") == 0
+    # every drop is a partition's or a crash's, none is a random loss
+    assert simplest.counter("messages_dropped") <= seeded.counter("messages_dropped")
+    assert not any(" lost " in line for line in replayed(case, 1, []).trace)
+
+
+def test_a_shrunk_sim_failure_keeps_its_cause_and_replays_from_its_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = run_one("sim", 2, mutant="reject-create-table")
+    assert rec.failure is not None
+    path = tmp_path / "f.json"
+    path.write_text(rec.failure)
+    assert main(["shrink", str(path), "--max-checks", "200"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["steps_after"] * 5 <= summary["steps_before"]
+    assert summary["events_after"] * 5 <= summary["events_before"]
+    small = json.loads(Path(summary["file"]).read_text())
+    assert "decisions" in small["case"]
+    assert cause_class(small["verdict"]["cause"]) == cause_class(rec.outcome.cause)
+    assert main(["replay", summary["file"]]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] is False and cause_class(out["cause"]) == cause_class(rec.outcome.cause)
+
+
+def test_the_no_progress_barrier_counterexample_is_at_most_12_steps_and_events(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found, _ = campaign("no-progress-barrier", 120.0, max_runs=60, shrink=False)
+    assert found.detected and found.seed is not None and found.failure is not None
+    doc = json.loads(found.failure)
+    small, outcome, _, before, after = shrink_sim(doc["case"], found.seed, mutant="no-progress-barrier",
+                                                 max_checks=400)
+    assert cause_class(outcome.cause) == cause_class(found.cause) == "clients: not-linearizable"
+    assert after.steps <= 12 and after.events <= 12, (before, after)
+    assert sim_steps(small) == after.steps and len(small["decisions"]) == after.events
+    # the runnable reproduction: the switch fails it, the same case without the switch passes
+    path = tmp_path / "npb.json"
+    path.write_text(json.dumps({**doc, "case": small}))
+    assert main(["replay", str(path)]) == 1
+    assert json.loads(capsys.readouterr().out)["cause"] == "clients: not-linearizable"
+    assert checked("sim", small, found.seed).valid
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("decisions", [["delay n1>n2 Commit", -1, 5]], "decisions[0]"),
+    ("decisions", [["k", 0, 1], ["k", 0, 2]], "appears twice"),
+    ("decisions", {"k": 1}, "decisions"),
+])
+def test_a_malformed_decision_list_is_bad_input(field: str, value: Any, message: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    case = generate_case("sim", 1)
+    case[field] = value
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(case))
+    assert main(["simulate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err
+
+
+def test_a_workload_only_list_out_of_range_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = generate_case("sim", 1)
+    case["workloads"][0]["only"] = [case["workloads"][0]["count"]]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(case))
+    assert main(["simulate", str(path)]) == 2
+    assert "only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("durability: replicas of kv/k0 disagree at the end (n2:-, n4:101, n8:101)",
+     "durability: replicas of kv/k2 disagree at the end (n1:7, n3:-)"),
+    ("liveness: operation stuck: join on n3 never finished (its barrier could be met)",
+     "liveness: operation stuck: leave on n5 never finished (its barrier could be met)"),
+    ("holdings: n3 at epoch 5 (snapshot): metadata differs from the spec on placements",
+     "holdings: n1 at epoch 9 (end): metadata differs from the spec on placements"),
+])
+def test_one_bug_in_two_runs_is_one_cause_class(a: str, b: str) -> None:
+    """Shrinking keeps a cause class: a run's details (key, node, epoch) must not be part of it."""
+    assert cause_class(a) == cause_class(b) != ""
+
+
+@pytest.mark.slow  # about a minute: a campaign per switch, then up to 400 shrinking runs each
+@pytest.mark.parametrize("name", ["submit-retry-new-entry-id", "paxos-ignores-accepted-value"])
+def test_an_impl_switch_failure_shrinks_at_least_5x_in_steps_and_events(name: str) -> None:
+    found, _ = campaign(name, 120.0, max_runs=200, shrink=False)
+    assert found.detected and found.seed is not None and found.failure is not None
+    case = json.loads(found.failure)["case"]
+    small, outcome, _, before, after = shrink_sim(case, found.seed, mutant=name, max_checks=400)
+    assert cause_class(outcome.cause) == cause_class(found.cause)
+    assert after.steps * 5 <= before.steps and after.events * 5 <= before.events, (before, after)
+    assert not checked("sim", small, found.seed, mutant=name).valid
