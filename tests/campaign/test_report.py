@@ -31,7 +31,7 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     mutant, real = base / "mutant", base / "real"
     assert main(["fuzz", "--runs", "6", "--seed", "0", "--workers", "1", "--out", str(mutant),
                  "--mutant", "reject-create-table"]) == 1
-    # refine runs 0, 19 and 24 of campaign seed 1 meet the known cancel-after-mid finding
+    # refine runs 0 and 19 of campaign seed 1 meet the known cancel-after-mid finding
     assert main(["fuzz", "--runs", "30", "--seed", "1", "--workers", "1", "--kinds", "refine", "--out", str(real)]) == 0
     return mutant, real
 
@@ -80,8 +80,8 @@ def test_report_of_many_campaigns_adds_them_up(campaigns: tuple[Path, Path], cap
     s = json.loads(js)
     assert status == 0 and s["runs"] == 36
     assert s["groups"]["mutant reject-create-table"]["runs"] == 6
-    assert s["groups"]["as specified"] == {"runs": 30, "failed": 3, "causes": {
-        "quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)": 3}}
+    assert s["groups"]["as specified"] == {"runs": 30, "failed": 2, "causes": {
+        "quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)": 2}}
     assert sum(s["coverage"]["transformations"]["refine"].values()) > 0
     assert {f["dir"] for f in s["failures"]} == {str(mutant), str(real)}
     status, text, _ = run(capsys, "report", str(mutant), str(real))
