@@ -48,6 +48,9 @@ class Judgement:
     liveness: tuple[str, ...] = ()
     """Stuck runs (safety held, progress did not): an operation that never finished, a live node
     behind the committed log, a commit request never answered, a CMS below its policy's size."""
+    stream_losses: tuple[str, ...] = ()
+    """Acknowledged client writes a remove or replace did not stream to a new replica (its one
+    source lacked them, or nobody held the range): finding `remove-replace-single-source`."""
 
     @property
     def safe(self) -> bool:
@@ -67,6 +70,7 @@ class Judgement:
             "refinement": list(self.refinement),
             "holdings": list(self.holdings),
             "liveness": list(self.liveness),
+            **({"stream_losses": list(self.stream_losses)} if self.stream_losses else {}),
             **({} if self.clients is None else {
                 "clients": {"valid": self.clients.valid, "cause": self.clients.cause}}),
         }
@@ -174,12 +178,16 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
                          initial_epoch=start.epoch)
     history = check(LOG, _as_history(result.commit_history), deadline=time.monotonic() + timeout_s)
     clients = None
+    losses: tuple[str, ...] = ()
     if result.client_history:
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
+        if clients.valid is False:
+            clients, losses = _single_source_losses(scenario, result, clients,
+                                                    deadline=time.monotonic() + timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
                      + _durability(scenario, result),
-                     liveness=_liveness(scenario, result, replay))
+                     liveness=_liveness(scenario, result, replay), stream_losses=losses)
 
 
 def spec_view(m: ClusterMetadata) -> str:
@@ -228,6 +236,67 @@ def _durability(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
         held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
         out.append(f"durability: replicas of {ks}/{key} disagree at the end ({held})")
     return tuple(out[:1])
+
+
+SINGLE_SOURCE_LOSS = "not-linearizable: acknowledged writes lost by a single-source remove/replace stream"
+"""The clients' cause when finding `remove-replace-single-source` explains every violation."""
+
+
+def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
+                          deadline: float) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`.
+
+    Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
+    streaming a range, held by some node then, yet not by the new replica after it received the
+    range from its one source — a replica of the range before the operation other than the
+    removed/replaced node (Cassandra's candidates) — or from nobody (no other replica: RF 1).
+    The failure is that finding only if the history with those writes taken out (and the reads
+    that returned them) is linearizable: anything else fails as before. A stream from any other
+    node (a bug, e.g. switch stream-from-non-replica) or from several sources is no evidence."""
+    from attrs import evolve
+
+    keyspaces = {c.keyspace for c in scenario.clients}
+    acked: dict[tuple[str, Any], int] = {}
+    pending: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.f != "write":
+            continue
+        if op.type == "invoke":
+            pending[op.process] = op
+        elif op.type == "ok" and op.process in pending:
+            acked[(str(op.key), json.loads(pending.pop(op.process).value))] = op.time
+    lost: set[tuple[str, Any]] = set()
+    why: list[str] = []
+    for rec in result.streams:
+        if rec.keyspace not in keyspaces or not rec.faithful or len(rec.sources) > 1:
+            continue
+        for key, dest_cell, cells in rec.cells:
+            for ts, value in cells:
+                ok_at = acked.get((key, value))
+                if ok_at is None or ok_at > rec.time or (dest_cell is not None and dest_cell >= (ts, value)):
+                    continue
+                if (key, value) not in lost:
+                    lost.add((key, value))
+                    source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
+                    why.append(f"{rec.keyspace}/{key}={value} acknowledged, not on {rec.destination} after "
+                               f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
+    if not lost:
+        return clients, ()
+    drop = set()
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.get(op.process)
+        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
+            drop.add(op.process)
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, _as_history(kept), deadline=deadline)
+    if again.valid is not True:
+        return clients, tuple(why)
+    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
 
 
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
