@@ -222,8 +222,10 @@ class Cluster:
         from impl.node.storage import in_range
 
         node = self.nodes.get(driver)
-        meta = node.log.metadata if node is not None else None
-        seq = meta.sequences.get(sequence_node) if meta is not None else None
+        if node is None:
+            return
+        meta: Any = node.log.metadata
+        seq = meta.sequences.get(sequence_node)
         if seq is None:
             return
         for name in sorted(meta.keyspaces):
