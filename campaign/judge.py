@@ -256,7 +256,7 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
     from attrs import evolve
 
     keyspaces = {c.keyspace for c in scenario.clients}
-    acked: dict[tuple[str, Any], int] = {}
+    acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
     pending: dict[int, Any] = {}
     for op in result.client_history:
         if op.f != "write":
@@ -264,16 +264,18 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
         if op.type == "invoke":
             pending[op.process] = op
         elif op.type == "ok" and op.process in pending:
-            acked[(str(op.key), json.loads(pending.pop(op.process).value))] = op.time
+            inv = pending.pop(op.process)
+            acked[(str(op.key), json.loads(inv.value))] = (inv.time, op.time)
     lost: set[tuple[str, Any]] = set()
     why: list[str] = []
     for rec in result.streams:
         if rec.keyspace not in keyspaces or not rec.faithful or len(rec.sources) > 1:
             continue
         for key, dest_cell, cells in rec.cells:
-            for ts, value in cells:
-                ok_at = acked.get((key, value))
-                if ok_at is None or ok_at > rec.time or (dest_cell is not None and dest_cell >= (ts, value)):
+            on_disk = {value: ts for ts, value in cells}
+            dest_write = acked.get((key, dest_cell[1])) if dest_cell is not None else None
+            for (k, value), times in acked.items():
+                if k != key or times[1] > rec.time or not _newer(value, times, dest_cell, on_disk, dest_write):
                     continue
                 if (key, value) not in lost:
                     lost.add((key, value))
@@ -297,6 +299,21 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
     if again.valid is not True:
         return clients, tuple(why)
     return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+def _newer(value: Any, this: tuple[int, int], dest_cell: tuple[int, int] | None,
+           on_disk: dict[Any, int], dest_write: tuple[int, int] | None) -> bool:
+    """Whether the acknowledged write of `value` (invoked, ok at `this`) is missing on a
+    destination holding `dest_cell`: it holds nothing, or a cell older by timestamp (both still
+    on some disk), or, for a write overwritten everywhere, one whose write was not invoked after
+    this one completed (not shown newer)."""
+    if dest_cell is None:
+        return True
+    if dest_cell[1] == value:
+        return False
+    if value in on_disk:
+        return (on_disk[value], value) > (dest_cell[0], dest_cell[1])
+    return dest_write is None or dest_write[0] <= this[1]
 
 
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
