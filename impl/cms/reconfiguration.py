@@ -117,6 +117,10 @@ class ReconfigurationDriver:
             self._submit(_advance(meta))
             return
         if set(members) == set(target):
+            if cms_reconfiguring(meta):
+                # the last step ends the reconfiguration and releases its lock (before, only a
+                # second ADVANCE sent beside the previous one happened to take it)
+                self._submit(_advance(meta))
             return
         add = sorted(set(target) - set(members))
         remove = sorted(set(members) - set(target))
