@@ -312,12 +312,14 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
 
     keyspaces = {c.keyspace for c in scenario.clients}
     acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
+    written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
     pending: dict[int, Any] = {}
     for op in result.client_history:
         if op.f != "write":
             continue
         if op.type == "invoke":
             pending[op.process] = op
+            written[(str(op.key), json.loads(op.value))] = op.time
         elif op.type == "ok" and op.process in pending:
             inv = pending.pop(op.process)
             acked[(str(op.key), json.loads(inv.value))] = (inv.time, op.time)
@@ -329,13 +331,18 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
         for key, dest_cell, cells in rec.cells:
             on_disk = {value: ts for ts, value in cells}
             dest_write = acked.get((key, dest_cell[1])) if dest_cell is not None else None
-            for (k, value), times in acked.items():
-                if k != key or times[1] > rec.time or not _newer(value, times, dest_cell, on_disk, dest_write):
+            # acknowledged writes, and writes that ended unknown (read before the stream lost
+            # them, or overwritten by a write it lost)
+            candidates = [(value, times) for (k, value), times in acked.items() if k == key and times[1] <= rec.time]
+            candidates += [(value, (at, rec.time)) for (k, value), at in written.items()
+                           if k == key and (k, value) not in acked and at <= rec.time]
+            for value, times in candidates:
+                if not _newer(value, times, dest_cell, on_disk, dest_write):
                     continue
                 if (key, value) not in lost:
                     lost.add((key, value))
                     source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
-                    why.append(f"{rec.keyspace}/{key}={value} acknowledged, not on {rec.destination} after "
+                    why.append(f"{rec.keyspace}/{key}={value} {'acknowledged' if (key, value) in acked else 'written'}, not on {rec.destination} after "
                                f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
     if not lost:
         return clients, ()
