@@ -48,6 +48,9 @@ class Judgement:
     liveness: tuple[str, ...] = ()
     """Stuck runs (safety held, progress did not): an operation that never finished, a live node
     behind the committed log, a commit request never answered, a CMS below its policy's size."""
+    stream_losses: tuple[str, ...] = ()
+    """Acknowledged client writes a remove or replace did not stream to a new replica (its one
+    source lacked them, or nobody held the range): finding `remove-replace-single-source`."""
 
     @property
     def safe(self) -> bool:
@@ -67,6 +70,7 @@ class Judgement:
             "refinement": list(self.refinement),
             "holdings": list(self.holdings),
             "liveness": list(self.liveness),
+            **({"stream_losses": list(self.stream_losses)} if self.stream_losses else {}),
             **({} if self.clients is None else {
                 "clients": {"valid": self.clients.valid, "cause": self.clients.cause}}),
         }
@@ -174,12 +178,18 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
                          initial_epoch=start.epoch)
     history = check(LOG, _as_history(result.commit_history), deadline=time.monotonic() + timeout_s)
     clients = None
+    losses: tuple[str, ...] = ()
     if result.client_history:
         clients = check(KV, _as_history(result.client_history), deadline=time.monotonic() + timeout_s)
+        if clients.valid is False and _reads_at_one_writes_at_all(scenario):
+            clients = _regular(scenario, result, clients)
+        if clients.valid is False:
+            clients, losses = _single_source_losses(scenario, result, clients,
+                                                    deadline=time.monotonic() + timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
                      + _durability(scenario, result) + _stale_reads(scenario, result),
-                     liveness=_liveness(scenario, result, replay))
+                     liveness=_liveness(scenario, result, replay), stream_losses=losses)
 
 
 def spec_view(m: ClusterMetadata) -> str:
@@ -270,6 +280,144 @@ def _stale_reads(scenario: Scenario, result: RunResult) -> tuple[str, ...]:
     return ()
 
 
+REGULAR = "regular: every read at ONE saw each write completed before it began"
+"""The clients' cause for writes at ALL and reads at ONE that are not linearizable but regular."""
+
+
+def _reads_at_one_writes_at_all(scenario: Scenario) -> bool:
+    return bool(scenario.clients) and all(c.read_cl == ("ONE",) and c.write_cl == ("ALL",)
+                                          for c in scenario.clients)
+
+
+def _regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
+    """Writes at ALL with reads at ONE promise no linearizability: a read at ONE answers from one
+    replica, with no blocking read repair, so while a write is in flight one read can see it and a
+    later read, on a replica it has not reached yet, not (Cassandra's semantics). What they do
+    promise is a regular register: a read returns the value of a write that was not overwritten
+    before the read began, i.e. no write completed before the read began and was invoked after
+    the read value's write completed (LWW timestamps follow real time without clock skew). A
+    history that keeps that is valid with cause `REGULAR`; one that does not keeps the
+    linearizability verdict (a read missed a completed write)."""
+    from attrs import evolve
+
+    if any(skew for _, skew in scenario.clock_skew):
+        return clients  # timestamps need not follow real time: no claim either way
+    writes: dict[str, list[tuple[Any, int, int | None]]] = {}  # key -> (value, invoked, ok)
+    reads: list[tuple[str, Any, int]] = []  # (key, value, invoked) of every ok read
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.pop(op.process, None)
+        if inv is None:
+            continue
+        if op.f == "write":
+            writes.setdefault(str(op.key), []).append(
+                (json.loads(inv.value), inv.time, op.time if op.type == "ok" else None))
+        elif op.type == "ok":
+            reads.append((str(op.key), json.loads(op.value), inv.time))
+    for key, value, invoked in reads:
+        of_key = writes.get(key, [])
+        source = [w for w in of_key if w[0] == value]
+        if value is not None and not source:
+            return clients  # a value nobody wrote
+        done_before = [w for w in of_key if w[2] is not None and w[2] < invoked]
+        if value is None:
+            if done_before:
+                return clients
+            continue
+        _, _, source_ok = source[0]
+        if source_ok is not None and any(w[1] > source_ok for w in done_before):
+            return clients  # overwritten by a write that completed before this read began
+    return evolve(clients, valid=True, cause=REGULAR)
+
+
+SINGLE_SOURCE_LOSS = "not-linearizable: acknowledged writes lost by a single-source remove/replace stream"
+"""The clients' cause when finding `remove-replace-single-source` explains every violation."""
+
+
+def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
+                          deadline: float) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`.
+
+    Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
+    streaming a range, held by some node then, yet not by the new replica after it received the
+    range from its one source — a replica of the range before the operation other than the
+    removed/replaced node (Cassandra's candidates) — or from nobody (no other replica: RF 1).
+    The failure is that finding only if the history with those writes taken out (and the reads
+    that returned them) is linearizable: anything else fails as before. A stream from any other
+    node (a bug, e.g. switch stream-from-non-replica) or from several sources is no evidence."""
+    from attrs import evolve
+
+    keyspaces = {c.keyspace for c in scenario.clients}
+    acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
+    written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
+    pending: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.f != "write":
+            continue
+        if op.type == "invoke":
+            pending[op.process] = op
+            written[(str(op.key), json.loads(op.value))] = op.time
+        elif op.type == "ok" and op.process in pending:
+            inv = pending.pop(op.process)
+            acked[(str(op.key), json.loads(inv.value))] = (inv.time, op.time)
+    lost: set[tuple[str, Any]] = set()
+    why: list[str] = []
+    for rec in result.streams:
+        if rec.keyspace not in keyspaces or not rec.faithful or len(rec.sources) > 1:
+            continue
+        for key, dest_cell, cells in rec.cells:
+            on_disk = {value: ts for ts, value in cells}
+            dest_write = acked.get((key, dest_cell[1])) if dest_cell is not None else None
+            # acknowledged writes, and writes that ended unknown (read before the stream lost
+            # them, or overwritten by a write it lost)
+            candidates = [(value, times) for (k, value), times in acked.items() if k == key and times[1] <= rec.time]
+            candidates += [(value, (at, rec.time)) for (k, value), at in written.items()
+                           if k == key and (k, value) not in acked and at <= rec.time]
+            for value, times in candidates:
+                if not _newer(value, times, dest_cell, on_disk, dest_write):
+                    continue
+                if (key, value) not in lost:
+                    lost.add((key, value))
+                    source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
+                    why.append(f"{rec.keyspace}/{key}={value} {'acknowledged' if (key, value) in acked else 'written'}, not on {rec.destination} after "
+                               f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
+    if not lost:
+        return clients, ()
+    drop = set()
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.get(op.process)
+        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
+            drop.add(op.process)
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, _as_history(kept), deadline=deadline)
+    if again.valid is not True:
+        return clients, tuple(why)
+    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+def _newer(value: Any, this: tuple[int, int], dest_cell: tuple[int, int] | None,
+           on_disk: dict[Any, int], dest_write: tuple[int, int] | None) -> bool:
+    """Whether the acknowledged write of `value` (invoked, ok at `this`) is missing on a
+    destination holding `dest_cell`: it holds nothing, or a cell older by timestamp (both still
+    on some disk), or, for a write overwritten everywhere, one whose write was not invoked after
+    this one completed (not shown newer)."""
+    if dest_cell is None:
+        return True
+    if dest_cell[1] == value:
+        return False
+    if value in on_disk:
+        return (on_disk[value], value) > (dest_cell[0], dest_cell[1])
+    return dest_write is None or dest_write[0] <= this[1]
+
+
 def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tuple[str, ...]:
     """Progress failures of a run whose faults all healed (the generated ones always do)."""
     out: list[str] = []
@@ -279,13 +427,16 @@ def _liveness(scenario: Scenario, result: RunResult, replay: SpecReplay) -> tupl
     # that needs it (a barrier, a stream source) rightly waits for ever
     processes = {n.id for n in result.nodes}
     ghosts = [n.id for n in replay.final.directory if n.id not in processes and n.state.value != "LEFT"]
+    s = scenario.settings
+    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     for node, op, could in () if ghosts else result.unfinished:
-        if could:
+        # why the age: under lasting loss each step may wait out lost commit answers (the
+        # driver's watchdog is this patience), so a slow operation still taking steps near the
+        # end of an unquiet run is not stuck (the mutants' control seed 148)
+        if could and (result.quiescent or result.end_time - _last_step(result, node) > patience):
             out.append(f"liveness: operation stuck: {op} on {node} never finished (its barrier could be met)")
     out.extend(_abandoned(scenario, result, replay))
     committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
-    s = scenario.settings
-    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     if not result.quiescent:
         # why the age: an entry committed just before the end has not had time to spread
         behind = [n.id for n in result.nodes if n.up and n.applied_epoch < result.final_epoch
@@ -358,6 +509,18 @@ def _cms_undersized(result: RunResult, replay: SpecReplay, committed_at: dict[An
         return ()
     return (f"liveness: CMS undersized: {len(members)} joined members, the policy wants "
             f"{policy_size(len(joined))} of {len(joined)} joined nodes",)
+
+
+def _last_step(result: RunResult, node: str) -> int:
+    """When a topology step (PREPARE_/START_/MID_/FINISH_) the node submitted last committed."""
+    last = 0
+    for h in result.commit_history:
+        if h.type == "ok":
+            value = json.loads(h.value)
+            if str(value.get("entry_id", "")).startswith(f"{node}:") and str(
+                    value.get("transformation", {}).get("kind", "")).startswith(("PREPARE_", "START_", "MID_", "FINISH_")):
+                last = h.time
+    return last
 
 
 def _as_history(ops: Sequence[Any]) -> tuple[HistoryOp, ...]:

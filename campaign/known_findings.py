@@ -93,6 +93,21 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         replay="tcmcheck replay examples/findings/cross-dc-replace.json",
         fix="replace-same-dc",
     ),
+    KnownFinding(
+        id="remove-replace-single-source",
+        cause_class="clients: not-linearizable: acknowledged writes lost by a single-source remove/replace stream",
+        summary=(
+            "Removenode and replace stream each range the new replica gains from ONE remaining "
+            "replica (RemoveNodeStreams.movementMap + DataMovementVerbHandler: the first live full "
+            "replica; BootstrapAndReplace.movementMap + RangeStreamer: the first source, 'no "
+            "potential for strict movements when replacing'), and from nobody when the removed "
+            "node was the only replica (RF 1). A write acknowledged by the removed/replaced node and "
+            "replicas other than that source is missing on the new replica, so later reads miss "
+            "it (Cassandra's answer: repair afterwards). Fix stream-from-all-replicas."
+        ),
+        replay="tcmcheck replay examples/findings/remove-replace-single-source.json",
+        fix="stream-from-all-replicas",
+    ),
 )
 
 REPLACED_NODE_BARRIER_GAP = KnownFinding(

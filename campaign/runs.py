@@ -293,6 +293,12 @@ def _check_sim(doc: dict[str, Any], seed: int, mutant: str | None, fixes: frozen
             engine = MutantEngine(scenario.settings.mutants, fixes)
     if fixes and engine is None:
         engine = _FixedEngine(fixes)
+    from spec.fixes import DATA_PATH_FIXES
+
+    if fixes & DATA_PATH_FIXES:  # the data-path fixes act in the nodes
+        from attrs import evolve
+
+        scenario = evolve(scenario, settings=evolve(scenario.settings, fixes=fixes & DATA_PATH_FIXES))
     result = run_scenario(scenario, seed, engine=engine, record_decisions=record_decisions)
     judgement = judge(scenario, result, fixes=fixes) if fixes else judge(scenario, result)
     summary = judgement.summary()

@@ -39,3 +39,6 @@ class Settings:
     gossip_spread_ns: int = ms_to_ns(3000)
     # known-bug switches planted in this run (impl/bugs.py); empty in every real run
     mutants: frozenset[str] = frozenset()
+    # proposed fixes that change the data path (spec/fixes.py; e.g. stream-from-all-replicas);
+    # the metadata fixes act through the engine instead. Empty: Cassandra's behaviour
+    fixes: frozenset[str] = frozenset()

@@ -19,6 +19,10 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
 - `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
   (finding `replaced-node-barrier-gap`); a data-path fix, so it lives in the prover's barrier
   mode (`checkers.quorum.barrier`) and changes no transformation.
+- `stream-from-all-replicas`: a remove or replace streams each range from every remaining
+  replica (the newest cell wins on the new replica), and from the removed or replaced node
+  itself when no other replica holds the range (finding `remove-replace-single-source`); a
+  data-path fix (impl/node/streaming.py), so it changes no transformation either.
 """
 
 from __future__ import annotations
@@ -39,11 +43,15 @@ REPLACE_CMS_MEMBER_GUARD = "replace-cms-member-guard"
 REPLACE_SAME_DC = "replace-same-dc"
 TWO_EPOCH_CANCEL = "two-epoch-cancel"
 BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
+STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
-                          REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED)
-METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED}
+                          REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
+                          STREAM_FROM_ALL_REPLICAS)
+METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS}
 """The fixes that change transformations (the others change the data path or the prover)."""
+DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS})
+"""The fixes impl's nodes apply (through `Settings.fixes`)."""
 
 FINDING_FIXES: dict[str, str] = {
     "nts-rack-composition": COMPOSITION_GUARD,
@@ -53,6 +61,7 @@ FINDING_FIXES: dict[str, str] = {
     "cross-dc-replace": REPLACE_SAME_DC,
     "cancel-after-mid": TWO_EPOCH_CANCEL,
     "replaced-node-barrier-gap": BARRIER_WAITS_FOR_REPLACED,
+    "remove-replace-single-source": STREAM_FROM_ALL_REPLICAS,
 }
 
 _PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})

@@ -78,6 +78,8 @@ class ReconfigurationDriver:
     def __init__(self, node: Host) -> None:
         self._node = node
         self._in_flight = False
+        self._streaming_to: str | None = None  # the joiner whose log stream is awaited
+        self._submissions = 0  # numbers each submission, so a stale timer frees nothing
         self._streamed: dict[str, int] = {}
         self._last_rejected = ""
 
@@ -124,9 +126,13 @@ class ReconfigurationDriver:
             if x not in self._streamed:
                 self._stream(x)
                 return
-            self._submit({"kind": "ADVANCE_CMS_RECONFIGURATION"})
+            self._submit(_advance(meta))
             return
         if set(members) == set(target):
+            if cms_reconfiguring(meta):
+                # the last step ends the reconfiguration and releases its lock (before, only a
+                # second ADVANCE sent beside the previous one happened to take it)
+                self._submit(_advance(meta))
             return
         add = sorted(set(target) - set(members))
         remove = sorted(set(members) - set(target))
@@ -136,13 +142,17 @@ class ReconfigurationDriver:
         ):
             self._submit({"kind": "PREPARE_CMS_RECONFIGURATION", "add": add, "remove": remove})
         else:
-            self._submit({"kind": "ADVANCE_CMS_RECONFIGURATION"})
+            self._submit(_advance(meta))
 
     def _submit(self, transformation: dict[str, object]) -> None:
         self._in_flight = True
+        self._submissions += 1
+        mine = self._submissions
         kind = str(transformation["kind"])
 
         def done(result: SubmitResult) -> None:
+            if mine != self._submissions:
+                return  # an older submission's late answer: the current one is still in flight
             self._in_flight = False
             if result.outcome == "rejected":
                 self._last_rejected = kind
@@ -154,27 +164,42 @@ class ReconfigurationDriver:
 
         self._node.submitter.submit(canonical_json(transformation), done)
         # why: the submitter may end in `info` without a callback; poll again after a while
-        self._node.timer(self._node.settings.submit_timeout_ns * 6, self._unstick, work=False)
+        self._node.timer(self._node.settings.submit_timeout_ns * 6, self._unstick, mine, work=False)
 
-    def _unstick(self) -> None:
-        if self._in_flight:
+    def _unstick(self, submission: int) -> None:
+        if self._in_flight and submission == self._submissions and self._streaming_to is None:
             self._in_flight = False
             self.poll()
 
     def _stream(self, joiner: str) -> None:
         node = self._node
         self._in_flight = True
+        self._streaming_to = joiner
         node.send(joiner, StreamLog(sender=node.id, epoch=node.log.applied,
                                     upto=node.log.applied))
         node.timer(node.settings.stream_timeout_ns, self._stream_timeout, joiner, work=False)
 
     def _stream_timeout(self, joiner: str) -> None:
-        if self._in_flight and joiner not in self._streamed:
+        if self._in_flight and self._streaming_to == joiner and joiner not in self._streamed:
             self._in_flight = False
+            self._streaming_to = None
             self.poll()
 
     def on_streamed(self, msg: Streamed) -> None:
         self._streamed[msg.sender] = msg.upto
-        if self._in_flight:
+        # why only then: a late or duplicated Streamed must not free a commit in flight, or the
+        # driver submits the next ADVANCE beside it
+        if self._in_flight and self._streaming_to == msg.sender:
             self._in_flight = False
+            self._streaming_to = None
         self.poll()
+
+
+def _advance(meta: Any) -> dict[str, object]:
+    """The next ADVANCE, naming the step it takes (Cassandra's AdvanceCMSReconfiguration carries
+    its `sequenceIndex` and is rejected "has already been applied" when that step is past), so a
+    resubmitted ADVANCE cannot take a later step than the one its driver meant."""
+    index = getattr(getattr(meta, "cms", None), "next_index", None)
+    if isinstance(index, int) and not isinstance(index, bool):
+        return {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": index}
+    return {"kind": "ADVANCE_CMS_RECONFIGURATION"}

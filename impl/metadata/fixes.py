@@ -4,7 +4,8 @@
 extra refusals and the two-epoch cancel; with no fixes it is exactly Cassandra's rules. The
 names match spec.fixes (docs/findings.md): composition-guard, leave-counts-in-flight,
 unregister-idle-only, replace-cms-member-guard, replace-same-dc, two-epoch-cancel (barrier-waits-for-replaced
-changes the data path, not a transformation, and is accepted and ignored here).
+and stream-from-all-replicas change the data path, not a transformation, and are accepted and
+ignored here; impl/node/streaming.py applies stream-from-all-replicas).
 """
 
 from __future__ import annotations

@@ -73,6 +73,9 @@ class World(Protocol):
 
     def operation_finished(self, node_id: str, op: str, outcome: str) -> None: ...
 
+    def streamed(self, driver: str, op: str, sequence_node: str, excluded: str | None,
+                 transfers: list[tuple[Any, str | None]]) -> None: ...
+
 
 class LogWants(Protocol):
     """PeerLogFetcher's face: catch up to `epoch`, starting with `peer`."""

@@ -7,7 +7,14 @@ pending replica since START) receives the range from a source. Sources follow Ca
 strict movement map (`BootstrapAndJoin.toStrict`, consistent range movement): the replica that
 loses the range (`before - after`), so that data on any quorum of the old group reaches the
 new one; when that node is the one being replaced or removed (it is down), any remaining
-replica of the range (`before & after`), as Cassandra's replace and removenode do.
+replica of the range (`before & after`), as Cassandra's replace and removenode do: each range
+comes from ONE of them (BootstrapAndReplace.movementMap / RangeStreamer keeps the first live
+source; RemoveNodeStreams.movementMap / DataMovementVerbHandler streams from the first live full
+replica), and with none (RF 1) from nobody. A write that source lacks is lost for the new replica
+(finding `remove-replace-single-source`, docs/findings.md). The proposed fix
+`stream-from-all-replicas` (`all_sources`) streams the range from every remaining replica (the
+newest cell wins on the destination), and from the removed or replaced node itself when no
+other replica holds the range.
 
 Each transfer is real messages: the operation's driver sends `StreamRequest` to the source,
 the source sends `StreamData` (every key it holds in the ranges) to the destination, which
@@ -31,7 +38,8 @@ Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
 
 
 def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
-         from_new_replicas: bool = False, wait_for_excluded: bool = False) -> list[Task]:
+         from_new_replicas: bool = False, wait_for_excluded: bool = False,
+         all_sources: bool = False) -> list[Task]:
     seq = metadata.sequences.get(sequence_node)
     if seq is None:
         return []
@@ -40,15 +48,21 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
         key = metadata.keyspaces[name].replication.key
         for e in seq.transitions.get(key, ()):
             losing = sorted((e.before - e.after) - {excluded})
-            sources = tuple(losing or sorted((e.before & e.after) - {excluded}))
+            remaining = sorted((e.before & e.after) - {excluded})
+            sources = tuple(losing or remaining)
             if from_new_replicas:  # mutant stream-from-non-replica
                 sources = tuple(sorted(e.after - e.before)) or sources
             if not sources and wait_for_excluded and excluded is not None:
                 sources = (excluded,)  # mutant: nothing to stream, so ask the removed node
-            if not sources:
-                continue
+            # each tuple is one transfer (its candidate sources, tried in turn)
+            transfers = [sources] if sources else []
+            if all_sources and excluded is not None and not losing and not from_new_replicas:
+                # fix stream-from-all-replicas: one transfer from each remaining replica; with
+                # none, from the excluded node (the only copy: the operation waits for it)
+                transfers = [(r,) for r in remaining] or [(excluded,)]
             for dest in sorted(e.after - e.before):
-                out.setdefault((name, dest, sources), []).append((e.left, e.right))
+                for srcs in transfers:
+                    out.setdefault((name, dest, srcs), []).append((e.left, e.right))
     return [(ks, dest, sources, tuple(ranges)) for (ks, dest, sources), ranges in out.items()]
 
 
@@ -61,6 +75,10 @@ class Streaming:
         self._request: dict[int, int] = {}  # request id -> task index
         self._left: set[int] = set(range(len(tasks)))
         self._timers: dict[int, object] = {}
+        self._asked: dict[int, str] = {}  # request id -> the source asked
+        self.served_by: dict[int, str] = {}
+        """task index -> the source whose data reached the destination (the evidence the judge
+        uses to tell a lost write of a single-source stream from a bug)"""
         self.done = False
 
     def start(self) -> None:
@@ -83,6 +101,7 @@ class Streaming:
             node.counters["stream_retries"] += 1
         rid = node.next_request_id()
         self._request[rid] = i
+        self._asked[rid] = sources[n % len(sources)]
         node.send(sources[n % len(sources)], StreamRequest(
             sender=node.id, epoch=node.log.applied, request_id=rid, keyspace=ks, ranges=ranges,
             destination=dest, driver=node.id))
@@ -93,10 +112,15 @@ class Streaming:
         if self.done or i is None or i not in self._left:
             return
         self._left.discard(i)
+        self.served_by[i] = self._asked[msg.request_id]
         self._node.cancel(self._timers.pop(i, None))
         self._node.counters["streams"] += 1
         if not self._left:
             self._finish()
+
+    @property
+    def tasks(self) -> list[Task]:
+        return self._tasks
 
     def _finish(self) -> None:
         self.done = True
