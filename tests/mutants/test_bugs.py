@@ -116,6 +116,7 @@ def test_mutants_command_json_and_bad_input(capsys):
 # switch off (the control, inside `campaign`).
 DETECTING_SEED: dict[str, int] = {
     "reject-create-table": 11,
+    "no-progress-barrier": 90,
     "tokens-at-start-join": 10,
     "locked-ranges-miss-wraparound": 29,
     "replica-skips-epoch-check": 243,
@@ -143,7 +144,6 @@ NOT_YET_DETECTED = frozenset({
     "barrier-new-replicas-only",
     "coordinator-skips-revalidation",
     "mid-drops-old-write-replicas",
-    "no-progress-barrier",
     "replica-ignores-last-modified",
 })
 
