@@ -5,7 +5,10 @@ wall-clock seconds: switch, detected, seconds to first detection, cause, shrunk 
 command. `--json` prints {"mutants": [{"name", "detected", "seconds", "cause", "shrunk_size"}]},
 `shrunk_size` being {"steps": [before, after], "events": [before, after]} (sim; refine: steps
 only, transformations and nodes; docs/shrink.md). Exit 0 iff every switch was detected.
-`--out DIR` keeps each failure file, shrunk unless --no-shrink (`tcmcheck replay DIR/NAME.json`).
+Each detecting run's failure file is kept in `--out DIR` (default `mutants-out`), shrunk unless
+--no-shrink, and the replay command names it (`tcmcheck replay DIR/NAME.json`): a switch's
+campaign reshapes its cases (the biases in campaign/mutants.py), so a bare `--kind --seed`
+replay would regenerate the unbiased case and not reproduce the detection.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from campaign.errors import BadInput
               help="Seconds of campaign per switch (stops at the first detection).")
 @click.option("--only", "only", multiple=True, help="Run only this switch (repeatable).")
 @click.option("--json", "as_json", is_flag=True, default=False, help="Print JSON instead of a table.")
-@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
-              help="Write each detecting run's failure file here (DIR/NAME.json).")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="mutants-out", show_default=True,
+              help="Write each detecting run's failure file here (DIR/NAME.json); the replay "
+                   "commands printed name these files.")
 @click.option("--no-shrink", is_flag=True, default=False, help="Skip shrinking detected cases.")
-def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str | None, no_shrink: bool) -> int:
+def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str, no_shrink: bool) -> int:
     """Run a campaign per known-bug switch and report which ones the harness detects."""
     from campaign.mutants import campaign
     from impl.bugs import NAMES, check_names
@@ -37,17 +41,16 @@ def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str | None
         names = sorted(check_names(only)) if only else list(NAMES)
     except ValueError as e:
         raise BadInput(f"--only: {e}") from None
-    out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise BadInput(f"--out: cannot create {out}: {e.strerror}") from None
+    out_dir = Path(out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"--out: cannot create {out}: {e.strerror}") from None
     rows = []
     for name in names:
         d, _ = campaign(name, budget, shrink=not no_shrink)
         path = None
-        if out_dir is not None and d.failure is not None:
+        if d.failure is not None:
             path = str(out_dir / f"{name}.json")
             Path(path).write_text(d.failure)
         rows.append((d, d.replay(path)))

@@ -98,13 +98,18 @@ def test_a_read_after_an_acknowledged_write_at_all_must_see_it_but_in_flight_wri
     assert not run(*w1, *w2, (3, "invoke", "read", "null", 40), (3, "ok", "read", "2", 50))
 
 
-def test_mutants_command_json_and_bad_input(capsys):
+def test_mutants_command_json_and_bad_input(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default --out is ./mutants-out
     code = main(["mutants", "--budget", "20", "--only", "reject-create-table", "--json", "--no-shrink"])
     out = capsys.readouterr().out
     assert code == 0, out
     row = json.loads(out)["mutants"][0]
     assert set(row) >= {"name", "detected", "seconds", "cause", "shrunk_size"}
     assert row["detected"] is True and row["cause"].startswith("step ")
+    # the printed replay names the kept failure file, which reproduces the detection
+    assert row["replay"] == "tcmcheck replay mutants-out/reject-create-table.json"
+    assert main(["replay", "mutants-out/reject-create-table.json"]) == 1
+    capsys.readouterr()
     assert main(["mutants", "--only", "nope"]) == 2
     assert "unknown mutant" in capsys.readouterr().err
 
