@@ -89,7 +89,7 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     return True
 
 
-def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
+def biased(name: str | None, case: dict[str, Any], *, base: bool = False) -> dict[str, Any]:
     """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
     if name in _CMS_POLICY:
@@ -101,10 +101,10 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
     if name == "discovery-never-resets-unchanged-rounds":
         return _discovery_bias(case)
     if name == "rejected-commit-no-catchup":
-        return _restart_driver_bias(biased("barrier-at-one", case))
+        return _restart_driver_bias(biased("barrier-at-one", case, base=True))
     if name is None or BY_NAME[name].focus != "ops":
         return case
-    if name == "no-progress-barrier":
+    if name in _STALE_SHAPE and not base:  # base: the generic ops shape (another switch's start)
         return stale_replicas(case)
     import copy
 
@@ -182,6 +182,11 @@ def biased(name: str | None, case: dict[str, Any]) -> dict[str, Any]:
 
 
 _CMS_POLICY = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
+
+# why barrier-at-one too: a barrier met by ONE replica lets FINISH commit while the cut-off
+# pair still routes by old placements, as a missing barrier does (the shape caught it in 5 of
+# 40 cases by hand)
+_STALE_SHAPE = ("no-progress-barrier", "barrier-at-one")
 
 
 def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:

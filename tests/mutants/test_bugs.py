@@ -122,9 +122,9 @@ def test_mutants_command_json_and_bad_input(capsys, tmp_path, monkeypatch):
 DETECTING_SEED: dict[str, int] = {
     "reject-create-table": 11,
     "no-progress-barrier": 90,
+    "barrier-at-one": 59,
     "tokens-at-start-join": 10,
     "locked-ranges-miss-wraparound": 29,
-    "replica-skips-epoch-check": 243,
     "pending-not-in-blockfor": 116,
     "read-repair-skipped": 148,
     "paxos-accept-without-promise-quorum": 38,
@@ -143,9 +143,11 @@ DETECTING_SEED: dict[str, int] = {
 }
 
 # Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
-# the test says so instead of passing quietly.
+# the test says so instead of passing quietly. replica-skips-epoch-check was "detected" only by
+# ALL/ONE histories that are regular but not linearizable (Cassandra's semantics at ONE); since
+# the judge reads those as a regular register it is not detected.
 NOT_YET_DETECTED = frozenset({
-    "barrier-at-one",
+    "replica-skips-epoch-check",
     "barrier-new-replicas-only",
     "coordinator-skips-revalidation",
     "mid-drops-old-write-replicas",
@@ -173,7 +175,7 @@ def test_each_switch_is_detected_within_a_minute(name):
         assert (d.cause or "").startswith("liveness:")
 
 
-CONTROLS = ["no-progress-barrier", "decommission-shrinks-cms", "cms-reconfig-chooses-down-nodes",
+CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms", "cms-reconfig-chooses-down-nodes",
             "reject-create-table", "locked-ranges-miss-wraparound", "removenode-nothing-to-stream-hangs",
             "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
             "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead"]
