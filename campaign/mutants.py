@@ -89,7 +89,8 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     return True
 
 
-def biased(name: str | None, case: dict[str, Any], *, base: bool = False) -> dict[str, Any]:
+def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
+           seed: int | None = None) -> dict[str, Any]:
     """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
     if name in _CMS_POLICY:
@@ -106,6 +107,10 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False) -> dic
         return case
     if name in _STALE_SHAPE and not base:  # base: the generic ops shape (another switch's start)
         return stale_replicas(case)
+    if name in _STALE_COORDINATOR and not base and seed is not None:
+        shaped = stale_coordinator(case, seed)
+        if shaped is not None:
+            return shaped
     import copy
 
     case = copy.deepcopy(case)
@@ -357,6 +362,92 @@ def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+_STALE_COORDINATOR = ("replica-ignores-last-modified", "replica-skips-epoch-check")
+
+
+def stale_coordinator(case: dict[str, Any], seed: int) -> dict[str, Any] | None:
+    """The bias for the replica-side epoch checks (Cassandra's replica answering
+    COORDINATOR_BEHIND / INVALID_ROUTING, and the coordinator catching up only asynchronously on
+    a successful response: ResponseVerbHandler.maybeFetchLogs): a coordinator `c` and a former
+    replica `x` both lag a join, while the key's other old replica `a` is fresh but missed the
+    newest writes. A node joins with a token just above the key's, so `x` (the key's third
+    replica) streams to it and then leaves the key's replicas. `c`, far from the key on the
+    ring, is cut off from before the join; `x` is cut off right after its stream (so it misses
+    MID and FINISH: the barriers need only a quorum); after FINISH `a` is down while writes go
+    to the new replicas (the CMS member `kept` and the joined node); then `c`, `x`, `a` and
+    `kept` come back as one group cut off from the rest (so gossip is unlikely to catch `c` up)
+    and `c` reads at once, by its old plan {a, kept, x}. `x` serves it (its view says nothing
+    changed); `a` and `kept` must refuse (their range changed after `c`'s epoch). With either
+    switch they answer: `a` and `x` agree on the value from before the join, so the read
+    answers before `c`'s fetch of the newer epoch (started by `a`'s answer) returns, and it
+    misses the acknowledged writes. The moment `x` is cut off comes from a first run of the
+    same case without that cut and the crash (the run is identical up to that moment); None
+    when that run gives no such moment or FINISH comes too late."""
+    import copy
+
+    from campaign.formats.scenario import parse_scenario
+    from impl.cluster import run_scenario
+    from impl.data.partitioner import token
+
+    case = copy.deepcopy(case)
+    nodes = case["topology"]["nodes"]
+    key_token = token("k0")
+    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
+    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
+    owners: list[str] = []
+    for i in range(len(ring)):  # SimpleStrategy: the first three distinct owners clockwise
+        owner = ring[(start + i) % len(ring)][1]
+        if owner not in owners:
+            owners.append(owner)
+    a, kept, x = owners[:3]
+    # why far: a replica of a range the join locks would hold its barriers while cut off
+    near = {ring[(start + i) % len(ring)][1] for i in range(-3, 4)}
+    lowest = min(n["id"] for n in nodes)  # the first CMS member, before `kept` takes over
+    rest = sorted(n["id"] for n in nodes if n["id"] not in (a, kept, x))
+    far = [n for n in rest if n not in near and n != lowest]
+    if not far:
+        return None
+    c = far[-1]
+    writers = [n for n in rest if n != c]
+    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
+    joiner = next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+    at = int(case["operations"][0]["at_ms"])
+    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
+        "class": "SimpleStrategy", "replication_factor": 3}}]
+    case["cms"] = {"members": [kept]}
+    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
+                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
+    case.pop("cancels", None)
+    case.pop("workloads", None)
+    down, up, heal = at + 400, at + 1_400, at + 1_900
+    quorum = {"keyspace": "kv", "keys": 1, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"]}
+    case["clients"] = [
+        # the value `a` and `x` will agree on, written before anything is cut
+        {"count": 2, "writes": 1.0, "nodes": writers, "start_ms": max(0, at - 90), "spread_ms": 20,
+         **quorum},
+        # acknowledged by `kept` and the joined node while `a` is down
+        {"count": 10, "writes": 1.0, "nodes": writers, "start_ms": down + 20,
+         "spread_ms": up - down - 100, **quorum},
+        {"count": 20, "writes": 0.0, "nodes": [c], "start_ms": heal + 0.5, "spread_ms": 3, **quorum}]
+    case["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5}, "crashes": [],
+                      "partitions": [{"isolate": [c], "start_ms": max(0, at - 50), "heal_ms": heal},
+                                     {"isolate": sorted((c, x, a, kept)), "start_ms": heal,
+                                      "heal_ms": heal + 3_000}]}
+    done = finish = None
+    for line in run_scenario(parse_scenario(case), seed, keep_trace=True).trace:
+        parts = line.split(" ", 4)
+        if done is None and parts[1] == "stream" and parts[2] == joiner and "done" in line:
+            done = int(parts[0])
+        if parts[1] == "commit" and "FINISH_JOIN" in line:
+            finish = int(parts[0])
+    if done is None or finish is None or finish > (down - 50) * 1_000_000:
+        return None
+    case["faults"]["partitions"].insert(1, {"isolate": [x], "start_ms": round(done / 1e6 + 0.3, 3),
+                                            "heal_ms": heal})
+    case["faults"]["crashes"] = [{"node": a, "at_ms": down, "restart_ms": up}]
+    return case
+
+
 def _inconclusive(case: dict[str, Any], rec: RunRecord) -> bool:
     """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write and no
     durability failure: a write that ended `info` part way is seen by some ONE reads and not by
@@ -398,11 +489,12 @@ def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs
     while time.monotonic() - started < budget_s and (max_runs is None or len(records) < max_runs):
         case = generate_case(kind, seed)
         if exercises(name, case):
-            rec = run_case(kind, seed, biased(name, case), run=len(records), mutant=name if plant else None)
+            shaped = biased(name, case, seed=seed)
+            rec = run_case(kind, seed, shaped, run=len(records), mutant=name if plant else None)
             records.append(rec)
-            if _inconclusive(biased(name, case), rec) or (
+            if _inconclusive(shaped, rec) or (
                     plant and not rec.outcome.valid and name is not None
-                    and not checked(kind, biased(name, case), seed).valid):
+                    and not checked(kind, shaped, seed).valid):
                 # why the control: a case that fails with the switch off too shows a finding
                 # (or Cassandra's semantics), not the switch
                 seed += 1

@@ -8,9 +8,15 @@ Plans come from the coordinator's own metadata (`ReplicaPlans.forWrite` / `forRe
   write replicas that lack it until the write level's count hold it (blocking read repair
   over the repair plan: `ReplicaPlans.forReadRepair`, `BlockingPartitionRepair`).
 Every response carries the replica's epoch. An error (`InvalidRouting`, `CoordinatorBehind`)
-does not count. When a response shows a newer epoch, the coordinator catches up to it and,
-before answering, checks that the responses it has still satisfy the level under the newer
-metadata's plan (`ReplicaPlan.stillAppliesTo`); if not, the request fails. A write that does
+does not count. Catching up follows `ResponseVerbHandler.maybeFetchLogs`: a response showing a
+newer epoch starts an asynchronous log fetch (the node's `deliver` does that for every
+message), except a `CoordinatorBehind`/`InvalidRouting` refusal, which reaches the request only
+after a blocking fetch (`fetchLogFromPeerOrCMS`): here it is parked until the log reaches its
+epoch. When the level is reached, the plan is re-checked against the coordinator's metadata as
+it is at that moment, caught up or not (`ReplicaPlan.stillAppliesTo(ClusterMetadata.current())`
+in `ReadCallback.awaitResults` and `AbstractWriteResponseHandler.get`; for a read's repair, the
+repair plan in `BlockingReadRepair.awaitWrites`); if the responses no longer satisfy the newer
+plan, the request fails. A write that does
 not succeed may still have reached some replicas: its outcome is unknown (`info`); a failed
 read changed nothing visible (`fail`). Timestamps are the coordinator's clock plus its skew.
 In gossip mode there are no epoch checks and no re-validation.
@@ -23,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from impl import bugs
 from impl.data.consistency import Requirement, block_for
-from impl.messages import Mutation, MutationAck, Read, ReadResponse
+from impl.messages import (
+    COORDINATOR_BEHIND,
+    INVALID_ROUTING,
+    Mutation,
+    MutationAck,
+    Read,
+    ReadResponse,
+)
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -34,9 +47,9 @@ Done = Callable[[str, Any], None]
 
 class _Request:
     __slots__ = ("id", "write", "keyspace", "key", "token", "cl", "done", "replicas",
-                 "requirement", "plan_epoch", "acks", "errors", "cells", "max_epoch", "timer",
+                 "requirement", "plan_epoch", "acks", "errors", "cells", "timer",
                  "value", "timestamp", "repairing", "repaired", "finished", "repair_replicas",
-                 "repair_requirement")
+                 "repair_requirement", "repair_epoch", "repair_acks")
 
     def __init__(self, rid: int, write: bool, keyspace: str, key: str, token: int, cl: str,
                  done: Done) -> None:
@@ -53,7 +66,6 @@ class _Request:
         self.acks: set[str] = set()
         self.errors: dict[str, str] = {}
         self.cells: dict[str, tuple[int, int | None]] = {}
-        self.max_epoch = 0
         self.timer: object = None
         self.value: int | None = None
         self.timestamp = 0
@@ -61,6 +73,8 @@ class _Request:
         self.repaired: set[str] = set()
         self.repair_replicas: tuple[str, ...] = ()
         self.repair_requirement = Requirement()
+        self.repair_epoch = -1  # -1: no blocking repair (every replica the plan needs agreed)
+        self.repair_acks: set[str] = set()  # the repair plan's `contacted`
         self.finished = False
 
 
@@ -71,6 +85,8 @@ class Coordinator:
         self._next_id = next_id
         self._requests: dict[int, _Request] = {}
         self._repairs: dict[int, int] = {}  # repair request id -> read request id
+        # refusals from replicas ahead of this node, held until the log reaches their epoch
+        self._parked: list[MutationAck | ReadResponse] = []
 
     # --- plans ---
 
@@ -139,13 +155,12 @@ class Coordinator:
             req = self._requests.get(rid)
             if req is not None and not msg.error:
                 req.repaired.add(msg.sender)
-                self._note_epoch(req, msg.epoch)
+                req.repair_acks.add(msg.sender)
                 self._progress(req)
             return
         req = self._requests.get(msg.request_id)
-        if req is None:
+        if req is None or self._park(msg):
             return
-        self._note_epoch(req, msg.epoch)
         if msg.error:
             req.errors[msg.sender] = msg.error
         else:
@@ -154,9 +169,8 @@ class Coordinator:
 
     def on_read_response(self, msg: ReadResponse) -> None:
         req = self._requests.get(msg.request_id)
-        if req is None or req.write:
+        if req is None or req.write or self._park(msg):
             return
-        self._note_epoch(req, msg.epoch)
         if msg.error:
             req.errors[msg.sender] = msg.error
         elif req.repairing == {}:
@@ -164,14 +178,30 @@ class Coordinator:
             req.cells[msg.sender] = (msg.timestamp, msg.value)
         self._progress(req)
 
-    def _note_epoch(self, req: _Request, epoch: int) -> None:
-        if epoch > req.max_epoch:
-            req.max_epoch = epoch
+    def _park(self, msg: MutationAck | ReadResponse) -> bool:
+        """A refusal from a replica ahead of this node waits for the blocking catch-up
+        (`ResponseVerbHandler.maybeFetchLogs`); the fetch itself was started on delivery."""
+        if msg.error in (COORDINATOR_BEHIND, INVALID_ROUTING) \
+                and msg.epoch > self._node.log.applied:
+            self._parked.append(msg)
+            return True
+        return False
 
     def on_log_advanced(self) -> None:
-        for req in list(self._requests.values()):
-            if req.max_epoch > req.plan_epoch:
-                self._progress(req)
+        if not self._parked:
+            return
+        applied = self._node.log.applied
+        ready = [m for m in self._parked if m.epoch <= applied]
+        if not ready:
+            return
+        # why: a refusal whose request ended meanwhile is dropped here, not kept for ever
+        self._parked = [m for m in self._parked if m.epoch > applied
+                        and m.request_id in self._requests]
+        for m in ready:
+            if isinstance(m, MutationAck):
+                self.on_mutation_ack(m)
+            else:
+                self.on_read_response(m)
 
     # --- deciding ---
 
@@ -196,6 +226,8 @@ class Coordinator:
                 if len(req.cells) + len(req.errors) >= len(req.replicas) and req.errors:
                     self._finish(req, "fail", "errors: " + _errors(req))
                 return
+            if not self._revalidate(req, responders):  # ReadCallback.awaitResults
+                return
             ts, value = max(req.cells.values(), key=lambda c: (c[0], -1 if c[1] is None else c[1]))
             req.value = value
             req.timestamp = ts
@@ -203,7 +235,7 @@ class Coordinator:
         if not req.repair_requirement.satisfied(
                 [r for r in req.repair_replicas if r in req.repaired], self._dc_of):
             return
-        if self._revalidate(req, responders):
+        if self._revalidate_repair(req):  # BlockingReadRepair.awaitWrites
             self._finish(req, "ok", req.value)
 
     def _start_repair(self, req: _Request, ts: int, value: int | None) -> None:
@@ -228,6 +260,8 @@ class Coordinator:
                                            self._dc_of(node.id), pending)
         req.repaired = set(up_to_date)
         req.repairing = {"-": -1}
+        if not req.repair_requirement.satisfied([r for r in writes if r in up_to_date], self._dc_of):
+            req.repair_epoch = node.log.applied  # the read blocks on this repair plan
         for r in sorted(set(writes) - up_to_date):
             rid = self._next_id()
             req.repairing[r] = rid
@@ -237,17 +271,15 @@ class Coordinator:
                                   timestamp=ts, value=value, repair=True))
 
     def _revalidate(self, req: _Request, responders: set[str]) -> bool:
-        """True when the request may answer now; it may fail it instead (ReplicaPlan
-        .stillAppliesTo): after catching up to every epoch a response showed, the plan of the
-        newer metadata must still be satisfied by the same responses."""
+        """True when the request may answer now, else it fails it (ReplicaPlan.stillAppliesTo
+        against `ClusterMetadata.current()`): if this node's metadata moved past the plan's
+        epoch, the same responses must satisfy the plan of the metadata it holds now. A newer
+        epoch a response showed but this node has not fetched yet is not waited for."""
         node = self._node
-        if node.settings.mode == "gossip" or req.max_epoch <= req.plan_epoch \
+        if node.settings.mode == "gossip" or node.log.applied <= req.plan_epoch \
                 or bugs.on(node.settings, "coordinator-skips-revalidation"):
             return True
-        if node.log.applied < req.max_epoch:
-            node.fetcher.want(req.max_epoch, node.id)
-            return False  # answered from on_log_advanced once caught up
-        old = req.replicas
+        old, epoch = req.replicas, req.plan_epoch
         if not self._plan(req):
             self._finish(req, "info" if req.write else "fail", "keyspace gone")
             return False
@@ -255,7 +287,34 @@ class Coordinator:
             return True
         node.counters["coordinator_revalidation_failures"] += 1
         self._finish(req, "info" if req.write else "fail",
-                     f"plan changed at e{req.plan_epoch}: {','.join(old)} -> {','.join(req.replicas)}")
+                     f"plan changed at e{epoch}: {','.join(old)} -> {','.join(req.replicas)}")
+        return False
+
+    def _revalidate_repair(self, req: _Request) -> bool:
+        """The blocking read repair's plan re-checked the same way (BlockingReadRepair
+        .awaitWrites: `repairPlan.stillAppliesTo`), counting the replicas that acknowledged a
+        repair (the repair plan's `contacted`)."""
+        node = self._node
+        if node.settings.mode == "gossip" or req.repair_epoch < 0 \
+                or node.log.applied <= req.repair_epoch \
+                or bugs.on(node.settings, "coordinator-skips-revalidation"):
+            return True
+        meta = node.log.metadata
+        if req.keyspace not in meta.keyspaces:
+            self._finish(req, "fail", "keyspace gone")
+            return False
+        ks = meta.keyspaces[req.keyspace]
+        writes = meta.write_replicas(req.keyspace, req.token)
+        pending = meta.pending_replicas(req.keyspace, req.token)
+        if writes == req.repair_replicas:
+            return True
+        need = block_for(req.cl, ks.replication.strategy, ks.replication.factors,
+                         self._dc_of(node.id), [self._dc_of(r) for r in pending])
+        if need.satisfied([r for r in writes if r in req.repair_acks], self._dc_of):
+            return True
+        node.counters["coordinator_revalidation_failures"] += 1
+        self._finish(req, "fail", f"repair plan changed at e{req.repair_epoch}: "
+                     f"{','.join(req.repair_replicas)} -> {','.join(writes)}")
         return False
 
     def _timeout(self, rid: int) -> None:
@@ -275,6 +334,7 @@ class Coordinator:
 
     def crash(self) -> None:
         """In-flight requests end with the node: their outcome is unknown to the client."""
+        self._parked = []
         for req in list(self._requests.values()):
             self._finish(req, "info", "coordinator crashed")
 

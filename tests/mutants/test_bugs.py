@@ -11,7 +11,7 @@ from campaign.cli import main
 from campaign.errors import BadInput
 from campaign.formats.scenario import parse_scenario
 from campaign.mutants import campaign
-from campaign.runs import run_one
+from campaign.runs import checked, generate_case, run_one
 from impl.bugs import BY_NAME, NAMES, REGISTRY, check_names
 from impl.settings import Settings
 
@@ -140,18 +140,16 @@ DETECTING_SEED: dict[str, int] = {
     "forced-snapshot-last-modified-ahead": 11,
     "snapshot-install-stale": 11,
     "stream-from-non-replica": 265,
+    "replica-ignores-last-modified": 5,
+    "replica-skips-epoch-check": 5,
 }
 
 # Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
-# the test says so instead of passing quietly. replica-skips-epoch-check was "detected" only by
-# ALL/ONE histories that are regular but not linearizable (Cassandra's semantics at ONE); since
-# the judge reads those as a regular register it is not detected.
+# the test says so instead of passing quietly.
 NOT_YET_DETECTED = frozenset({
-    "replica-skips-epoch-check",
     "barrier-new-replicas-only",
     "coordinator-skips-revalidation",
     "mid-drops-old-write-replicas",
-    "replica-ignores-last-modified",
 })
 
 
@@ -178,7 +176,8 @@ def test_each_switch_is_detected_within_a_minute(name):
 CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms", "cms-reconfig-chooses-down-nodes",
             "reject-create-table", "locked-ranges-miss-wraparound", "removenode-nothing-to-stream-hangs",
             "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
-            "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead"]
+            "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead",
+            "replica-ignores-last-modified"]
 
 
 @pytest.mark.slow
@@ -197,3 +196,16 @@ def test_the_same_campaigns_without_the_switch_show_only_known_findings_long(nam
     d, records = campaign(name, 300.0, shrink=False, plant=False, max_runs=30)
     assert not d.detected, f"control of {name} failed: {d.cause} (seed {d.seed})"
     assert len(records) == 30
+
+
+def test_a_lagging_coordinator_answers_before_its_async_catch_up_when_replicas_skip_their_check():
+    # Cassandra's coordinator fetches a newer epoch asynchronously when a response succeeds
+    # (ResponseVerbHandler.maybeFetchLogs) and re-checks its plan against the metadata it holds
+    # at that moment: with replicas that do not refuse it, a lagging coordinator's read answers
+    # from its old plan and misses acknowledged writes; with the refusals it fails instead
+    from campaign.mutants import stale_coordinator
+
+    case = stale_coordinator(generate_case("sim", 5), 5)
+    assert case is not None
+    assert not checked("sim", case, 5, mutant="replica-ignores-last-modified").valid
+    assert checked("sim", case, 5).valid
