@@ -186,6 +186,8 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = 30.0,
         if clients.valid is False:
             clients, losses = _single_source_losses(scenario, result, clients,
                                                     deadline=time.monotonic() + timeout_s)
+        if clients.valid is False and clients.cause != SINGLE_SOURCE_LOSS:
+            clients = _relaxed_barrier(scenario, result, clients)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(result.epoch_regressions) + _holdings(result, replay)
                      + _durability(scenario, result) + _stale_reads(scenario, result),
@@ -401,6 +403,29 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
     if again.valid is not True:
         return clients, tuple(why)
     return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+RELAXED_BARRIER = "not-linearizable after a progress barrier relaxed below its first level"
+"""The clients' cause in a run where an operation stepped past a relaxed progress barrier:
+finding `relaxed-progress-barrier`."""
+
+
+def _relaxed_barrier(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
+    """A non-linearizable client history in a run whose settings let the progress barrier relax
+    (`barrier_min_consistency` below `barrier_consistency`: Cassandra's
+    progress_barrier_min_consistency_level below its default) and where a barrier did relax:
+    an operation stepped past replicas that had not seen its previous step, so quorums of the
+    old placement can lag together, which is what the relaxation allows (finding
+    `relaxed-progress-barrier`). Only such runs: with the default settings nothing relaxes."""
+    from attrs import evolve
+
+    from impl.node.progress_barrier import CHAIN
+
+    s = scenario.settings
+    if CHAIN.index(s.barrier_min_consistency) <= CHAIN.index(s.barrier_consistency) \
+            or not dict(result.counters).get("barrier_relaxations", 0):
+        return clients
+    return evolve(clients, cause=RELAXED_BARRIER)
 
 
 def _newer(value: Any, this: tuple[int, int], dest_cell: tuple[int, int] | None,

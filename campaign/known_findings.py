@@ -108,6 +108,23 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         replay="tcmcheck replay examples/findings/remove-replace-single-source.json",
         fix="stream-from-all-replicas",
     ),
+    KnownFinding(
+        id="relaxed-progress-barrier",
+        cause_class="clients: not-linearizable after a progress barrier relaxed below its first level",
+        summary=(
+            "With progress_barrier_min_consistency_level set below its default EACH_QUORUM, "
+            "ProgressBarrier.await relaxes its level each progress_barrier_timeout (EACH_QUORUM -> "
+            "QUORUM -> LOCAL_QUORUM -> ONE -> NODE_LOCAL) and the operation steps past replicas "
+            "that never saw its previous step. A quorum of the old placement may then lag together: "
+            "a join's FINISH commits while the key's first and third replicas are cut off, and a "
+            "lagging coordinator's QUORUM read served by those two (their views say nothing changed) "
+            "misses writes acknowledged by the new replicas. Only the coordinator's own catch-up "
+            "(stillAppliesTo) can save such a read. Fix barrier-no-relaxation: the barrier stays at "
+            "its first level (the operation waits instead)."
+        ),
+        replay="tcmcheck replay examples/findings/relaxed-progress-barrier.json",
+        fix="barrier-no-relaxation",
+    ),
 )
 
 REPLACED_NODE_BARRIER_GAP = KnownFinding(

@@ -75,8 +75,6 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     focus = BY_NAME[name].focus
     if name == "removenode-nothing-to-stream-hangs":
         return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
-    if name in _ANY_OPS:
-        return bool(case.get("clients")) and len(case["topology"]["nodes"]) >= 6
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6
@@ -111,6 +109,10 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         shaped = stale_coordinator(case, seed)
         if shaped is not None:
             return shaped
+    if name == "coordinator-skips-revalidation" and not base and seed is not None:
+        shaped = stale_coordinator(case, seed, relaxed=True)
+        if shaped is not None:
+            return shaped
     import copy
 
     case = copy.deepcopy(case)
@@ -120,12 +122,6 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
     for c in case.get("clients", []):
         c.update({"count": 300, "keys": 3, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"],
                   "spread_ms": 20_000})
-    if name in _ANY_OPS and not case.get("operations"):
-        # a case without an operation gets one: the highest id leaves a second after the
-        # clients start (its ranges move to the others)
-        ids = sorted(n["id"] for n in case["topology"]["nodes"])
-        start = min(int(c.get("start_ms", 0)) for c in case["clients"])
-        case["operations"] = [{"op": "leave", "node": ids[-1], "at_ms": start + 1_000}]
     if name == "removenode-nothing-to-stream-hangs":
         # the generator's node-driven operations are join/leave/move: the first becomes a
         # removenode, asked by a node of the upper half for another one that is down for good
@@ -160,16 +156,12 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         cut = candidates[: max(2, (len(ids) * 2) // 5)]
         faults["loss"] = 0.0
         faults["partitions"] = [{"isolate": cut, "start_ms": max(0, at - 50), "heal_ms": at + 8_000}]
-        if seed_parity(case) == 1 or name in _ANY_OPS:
+        if seed_parity(case) == 1:
             # or no cut: a replica down while writes go on (it misses them: there is no hinted
             # handoff), back during the operation, over slow links (nodes lag by many epochs)
             # or no fault but slow links, writes at ALL and reads at ONE: every replica must
             # hold every acknowledged write, and any one that does not is read
             faults["partitions"] = []
-            if name in _ANY_OPS:
-                # why loss: a lost commit push leaves a node (coordinator or replica) behind
-                # until a message reveals the epoch, so lagging reads meet fresher replies
-                faults["loss"] = 0.05
             faults["duplicate"] = 0.0
             faults["reorder"] = 0.3
             faults["latency"] = {"dist": "exponential", "mean_ms": 30, "min_ms": 1}
@@ -365,7 +357,7 @@ def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
 _STALE_COORDINATOR = ("replica-ignores-last-modified", "replica-skips-epoch-check")
 
 
-def stale_coordinator(case: dict[str, Any], seed: int) -> dict[str, Any] | None:
+def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False) -> dict[str, Any] | None:
     """The bias for the replica-side epoch checks (Cassandra's replica answering
     COORDINATOR_BEHIND / INVALID_ROUTING, and the coordinator catching up only asynchronously on
     a successful response: ResponseVerbHandler.maybeFetchLogs): a coordinator `c` and a former
@@ -382,7 +374,19 @@ def stale_coordinator(case: dict[str, Any], seed: int) -> dict[str, Any] | None:
     answers before `c`'s fetch of the newer epoch (started by `a`'s answer) returns, and it
     misses the acknowledged writes. The moment `x` is cut off comes from a first run of the
     same case without that cut and the crash (the run is identical up to that moment); None
-    when that run gives no such moment or FINISH comes too late."""
+    when that run gives no such moment or FINISH comes too late.
+
+    `relaxed` (for coordinator-skips-revalidation): the replica checks are right, so only a
+    quorum of old replicas that lag *together* can serve the stale plan, which the progress
+    barrier forbids at its default level. So the barrier may relax to ONE after 200 ms
+    (Cassandra's progress_barrier_min_consistency_level; finding `relaxed-progress-barrier`),
+    `a` and `x` are cut off together right after the stream (FINISH commits past them once the
+    barrier relaxed), and the writes after FINISH miss `a` for that reason (no crash); with
+    exponential latencies. Then `c`'s read is served by `a` and `x`, and the CMS member's
+    refusal makes `c` catch up (blocking fetch): when that fetch returns before the second of
+    `a` and `x` answers, re-validation fails the read, and without it the read answers stale.
+    When the fetch is slower the read is stale either way (the finding, so the case's control
+    fails too and the campaign moves on)."""
     import copy
 
     from campaign.formats.scenario import parse_scenario
@@ -420,16 +424,23 @@ def stale_coordinator(case: dict[str, Any], seed: int) -> dict[str, Any] | None:
     case.pop("cancels", None)
     case.pop("workloads", None)
     down, up, heal = at + 400, at + 1_400, at + 1_900
+    if relaxed:
+        case.setdefault("settings", {}).update({"barrier_min_consistency": "ONE",
+                                                "barrier_timeout_ms": 200})
+        down, up, heal = at + 1_500, at + 2_300, at + 2_600
     quorum = {"keyspace": "kv", "keys": 1, "read_cl": ["QUORUM"], "write_cl": ["QUORUM"]}
     case["clients"] = [
         # the value `a` and `x` will agree on, written before anything is cut
         {"count": 2, "writes": 1.0, "nodes": writers, "start_ms": max(0, at - 90), "spread_ms": 20,
          **quorum},
-        # acknowledged by `kept` and the joined node while `a` is down
+        # acknowledged by `kept` and the joined node while `a` is down (or cut off)
         {"count": 10, "writes": 1.0, "nodes": writers, "start_ms": down + 20,
          "spread_ms": up - down - 100, **quorum},
-        {"count": 20, "writes": 0.0, "nodes": [c], "start_ms": heal + 0.5, "spread_ms": 3, **quorum}]
-    case["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5}, "crashes": [],
+        {"count": 20, "writes": 0.0, "nodes": [c], "start_ms": heal + 0.5,
+         "spread_ms": 6 if relaxed else 3, **quorum}]
+    latency = ({"dist": "exponential", "mean_ms": 4, "min_ms": 1} if relaxed
+               else {"dist": "uniform", "min_ms": 1, "max_ms": 5})
+    case["faults"] = {"latency": latency, "crashes": [],
                       "partitions": [{"isolate": [c], "start_ms": max(0, at - 50), "heal_ms": heal},
                                      {"isolate": sorted((c, x, a, kept)), "start_ms": heal,
                                       "heal_ms": heal + 3_000}]}
@@ -440,11 +451,13 @@ def stale_coordinator(case: dict[str, Any], seed: int) -> dict[str, Any] | None:
             done = int(parts[0])
         if parts[1] == "commit" and "FINISH_JOIN" in line:
             finish = int(parts[0])
-    if done is None or finish is None or finish > (down - 50) * 1_000_000:
+    if done is None or (not relaxed and (finish is None or finish > (down - 50) * 1_000_000)):
         return None
-    case["faults"]["partitions"].insert(1, {"isolate": [x], "start_ms": round(done / 1e6 + 0.3, 3),
+    cut = sorted((a, x)) if relaxed else [x]
+    case["faults"]["partitions"].insert(1, {"isolate": cut, "start_ms": round(done / 1e6 + 0.3, 3),
                                             "heal_ms": heal})
-    case["faults"]["crashes"] = [{"node": a, "at_ms": down, "restart_ms": up}]
+    if not relaxed:
+        case["faults"]["crashes"] = [{"node": a, "at_ms": down, "restart_ms": up}]
     return case
 
 
@@ -469,9 +482,7 @@ def seed_parity(case: dict[str, Any]) -> int:
 
 
 _NO_SPLIT = ("removenode-nothing-to-stream-hangs",)
-# why: a coordinator's re-validation matters only while a read races a placement change at
-# lagging nodes (slow links, reads at ONE): every case with clients gets an operation
-_ANY_OPS = ("coordinator-skips-revalidation",)
+
 
 
 def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,

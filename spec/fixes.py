@@ -44,13 +44,15 @@ REPLACE_SAME_DC = "replace-same-dc"
 TWO_EPOCH_CANCEL = "two-epoch-cancel"
 BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
 STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
+BARRIER_NO_RELAXATION = "barrier-no-relaxation"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
                           REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
-                          STREAM_FROM_ALL_REPLICAS)
-METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS}
+                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION)
+METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS,
+                                                     BARRIER_NO_RELAXATION}
 """The fixes that change transformations (the others change the data path or the prover)."""
-DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS})
+DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION})
 """The fixes impl's nodes apply (through `Settings.fixes`)."""
 
 FINDING_FIXES: dict[str, str] = {
@@ -62,6 +64,7 @@ FINDING_FIXES: dict[str, str] = {
     "cancel-after-mid": TWO_EPOCH_CANCEL,
     "replaced-node-barrier-gap": BARRIER_WAITS_FOR_REPLACED,
     "remove-replace-single-source": STREAM_FROM_ALL_REPLICAS,
+    "relaxed-progress-barrier": BARRIER_NO_RELAXATION,
 }
 
 _PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})

@@ -3,9 +3,10 @@
 `execute(metadata, transformation, fixes)` is `impl.metadata.execute` with the named fixes'
 extra refusals and the two-epoch cancel; with no fixes it is exactly Cassandra's rules. The
 names match spec.fixes (docs/findings.md): composition-guard, leave-counts-in-flight,
-unregister-idle-only, replace-cms-member-guard, replace-same-dc, two-epoch-cancel (barrier-waits-for-replaced
-and stream-from-all-replicas change the data path, not a transformation, and are accepted and
-ignored here; impl/node/streaming.py applies stream-from-all-replicas).
+unregister-idle-only, replace-cms-member-guard, replace-same-dc, two-epoch-cancel (barrier-waits-for-replaced,
+stream-from-all-replicas and barrier-no-relaxation change the data path, not a transformation, and
+are accepted and ignored here; impl/node/streaming.py applies stream-from-all-replicas and
+impl/node/progress_barrier.py barrier-no-relaxation).
 """
 
 from __future__ import annotations

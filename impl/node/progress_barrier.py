@@ -9,8 +9,8 @@ level over those replicas: EACH_QUORUM (a quorum of each DC's replicas of each r
 then, each time `barrier_timeout` passes without success, the next of the fallback chain
 EACH_QUORUM -> QUORUM -> LOCAL_QUORUM -> ONE -> NODE_LOCAL, never below the configured minimum
 (`barrier_min_consistency`, default EACH_QUORUM: no relaxation; at the minimum it keeps
-asking). Unanswered peers are asked again every `barrier_retry`; a down node never answers, so
-it never counts. No barrier precedes START (`ProgressBarrier.immediate`) or a cancel.
+asking; fix `barrier-no-relaxation`: never). Unanswered peers are asked again every
+`barrier_retry`; a down node never answers, so it never counts. No barrier precedes START (`ProgressBarrier.immediate`) or a cancel.
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ class ProgressBarrier:
         if self._check(groups):
             return
         now = node.world.queue.clock.now
-        if now - self._level_since >= node.settings.barrier_timeout_ns:
+        if now - self._level_since >= node.settings.barrier_timeout_ns \
+                and "barrier-no-relaxation" not in node.settings.fixes:
             nxt = relax(self.level, node.settings.barrier_min_consistency)
             if nxt is not None:
                 node.counters["barrier_relaxations"] += 1
