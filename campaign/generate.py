@@ -129,6 +129,12 @@ def scenario(rng: random.Random) -> dict[str, Any]:
     for node in rng.sample(ids, rng.randint(0, 2)):
         at = rng.randint(0, horizon)
         faults["crashes"].append({"node": node, "at_ms": at, "restart_ms": at + rng.randint(50, horizon)})
+    # removenode is for a dead node (it refuses a live one: "use decommission"): its target
+    # dies for good a little before the remove is asked
+    for o in doc.get("operations", []):
+        if o["op"] == "remove":
+            faults["crashes"] = [c for c in faults["crashes"] if c["node"] != o["target"]]
+            faults["crashes"].append({"node": o["target"], "at_ms": max(0, o["at_ms"] - 200)})
     doc["faults"] = faults
     doc["settings"] = {"snapshot_interval": rng.choice([0, 10, 25, 100]), "end_time_ms": 120_000}
     return doc
@@ -214,6 +220,11 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
             o["node"] = rng.choice(ids[len(ids) // 2:])
         if op in ("replace", "remove"):
             o["target"] = rng.choice(ids[len(ids) // 2:])
+            if op == "remove" and o["target"] == o["node"]:
+                # removenode refuses to remove the asking node itself (SingleNodeSequences.
+                # removeNode): another node of the upper half asks (no draw: later choices stay)
+                upper = ids[len(ids) // 2:]
+                o["node"] = upper[(upper.index(o["target"]) + 1) % len(upper)]
             if op == "replace":
                 o["dc"] = next(n["dc"] for n in topo["nodes"] if n["id"] == o["target"])
         if op in ("join", "move"):

@@ -54,12 +54,36 @@ class OperationDriver:
         if self.state is not None and self.state.get("outcome") is None:
             node.world.operation_finished(node.id, op, "refused: this node runs an operation")
             return
+        if op == "remove":
+            refusal = self._refuse_remove(target)
+            if refusal is not None:
+                node.trace.event("operation", node.id, "-", f"remove refused: {refusal}")
+                node.world.operation_finished(node.id, op, "refused: " + refusal)
+                return
         seq_node = target if op == "remove" else node.id
         node.disk.operation = {"op": op, "seq_node": seq_node, "target": target,
                                "tokens": list(tokens), "location": location, "prepared": False,
                                "last_epoch": 0, "outcome": None}
         node.trace.event("operation", node.id, "-", f"begin {op}")
         self.advance()
+
+    def _refuse_remove(self, target: str | None) -> str | None:
+        """What `nodetool removenode` refuses before committing anything
+        (SingleNodeSequences.removeNode): removing itself, a node the directory does not know, a
+        live one (the failure detector's view: here, a running process; a cut-off node counts as
+        live, as it would until its phi rises) — "use decommission" — and a node with an
+        operation in progress. A node already LEAVING is removed anyway (Cassandra warns)."""
+        node = self._node
+        meta = node.log.metadata
+        if target is None or target == node.id:
+            return "cannot remove self"
+        if target not in meta.directory:
+            return "host id not found"
+        if node.world.is_up(target):
+            return f"node {target} is alive (use decommission)"
+        if target in meta.sequences:
+            return "cannot remove a node that has an in-progress sequence"
+        return None
 
     def cancel(self) -> None:
         """The operator's CANCEL_SEQUENCE, submitted at once (no barrier before a cancel)."""

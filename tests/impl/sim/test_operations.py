@@ -115,3 +115,21 @@ def test_the_barrier_never_counts_down_nodes_and_relaxes_only_to_its_minimum(min
     else:
         assert result.counter("barrier_relaxations") == 3  # EACH_QUORUM > QUORUM > LOCAL_QUORUM > ONE
         assert len(passed) == 1 and passed[0].split()[-1] == "ONE"
+
+
+@pytest.mark.parametrize(("asker", "target", "crashed", "outcome"), [
+    ("n2", "n2", None, "refused: cannot remove self"),
+    ("n2", "n4", None, "refused: node n4 is alive (use decommission)"),
+    ("n2", "n4", "n4", "completed"),
+])
+def test_removenode_refuses_what_nodetool_refuses(asker: str, target: str, crashed: str | None,
+                                                  outcome: str) -> None:
+    # SingleNodeSequences.removeNode: not itself, a known node, not a live one, before any commit
+    d = doc(ring(4, 3), operations=[{"op": "remove", "node": asker, "target": target, "at_ms": 500}])
+    d.pop("clients")
+    d["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
+                   "crashes": [{"node": crashed, "at_ms": 100}] if crashed else []}
+    result = Cluster(parse_scenario(d), 1).run()
+    assert result.operations == ((asker, "remove", outcome),)
+    kinds = {e.kind for e in result.node("n1").entries}
+    assert ("PREPARE_LEAVE" in kinds) == (outcome == "completed")
