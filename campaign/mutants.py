@@ -186,7 +186,8 @@ _CMS_POLICY = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
 # why barrier-at-one too: a barrier met by ONE replica lets FINISH commit while the cut-off
 # pair still routes by old placements, as a missing barrier does (the shape caught it in 5 of
 # 40 cases by hand)
-_STALE_SHAPE = ("no-progress-barrier", "barrier-at-one")
+_STALE_SHAPE = ("no-progress-barrier", "barrier-at-one", "mid-drops-old-write-replicas",
+                "barrier-new-replicas-only")
 
 
 def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
