@@ -59,7 +59,8 @@ REGISTRY: tuple[Mutant, ...] = (
            description="the progress barrier is satisfied by ONE replica of each range",
            failure="clients: a read misses an acknowledged write"),
     Mutant(name="barrier-new-replicas-only",
-           description="the barrier asks only the replicas a step adds, not the existing ones",
+           description="the barrier asks only the replicas the operation adds to each range (the new "
+                       "replicas, its placement deltas), not the range's current ones",
            failure="clients: a read misses an acknowledged write"),
     Mutant(name="replica-skips-epoch-check",
            description="replicas serve reads and writes without comparing the coordinator's epoch "

@@ -16,10 +16,11 @@ asking; fix `barrier-no-relaxation`: never). Unanswered peers are asked again ev
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from impl import bugs
 from impl.messages import WatermarkRequest, WatermarkResponse
+from spec.tokens import Range
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -59,6 +60,20 @@ def satisfied(level: str, groups: list[frozenset[str]], responded: set[str],
     return True
 
 
+def _added_replicas(meta: Any, sequence_node: str, ks_name: str, rng: Range) -> frozenset[str]:
+    """Mutant `barrier-new-replicas-only`: the replicas the operation adds to `rng` (its
+    transitions' after - before), which is whom a barrier built from the operation's placement
+    deltas instead of the range's current replicas (ProgressBarrier.await matches the range in
+    `metadata.placements`) would ask. A range no one is added to (a join's split neighbour)
+    asks no one; for a join every step then waits for the joining node alone."""
+    seq = meta.sequences[sequence_node]
+    out: set[str] = set()
+    for e in seq.transitions.get(meta.keyspaces[ks_name].replication.key, ()):
+        if Range(e.left, e.right).intersects(rng):
+            out |= e.after - e.before
+    return frozenset(out)
+
+
 class ProgressBarrier:
     def __init__(self, node: Host, *, wait_for: int, sequence_node: str, excluded: str | None,
                  on_pass: Callable[[str], None]) -> None:
@@ -79,10 +94,10 @@ class ProgressBarrier:
     def _groups(self) -> list[frozenset[str]]:
         meta = self._node.log.metadata
         out = []
-        for _, _, reads, writes in meta.barrier_groups(self._sequence_node):
+        for ks_name, rng, reads, writes in meta.barrier_groups(self._sequence_node):
             group = frozenset(reads) | frozenset(writes)
             if bugs.on(self._node.settings, "barrier-new-replicas-only"):
-                group = (frozenset(writes) - frozenset(reads)) or group
+                group = _added_replicas(meta, self._sequence_node, ks_name, rng)
             if self._excluded is not None:
                 group = group - {self._excluded}
             out.append(group)
