@@ -121,11 +121,18 @@ class Node:
             StreamComplete: self.operation.on_stream_complete,
         }
         # why: in gossip mode metadata is learnt only from the log's own traffic (commits,
-        # the CMS protocol), never from the epoch a data or status message happens to carry
+        # the CMS protocol), never from the epoch a data or status message happens to carry.
+        # In TCM mode every verb whose handler catches up reveals its sender's epoch (mutation,
+        # read, response, gossip, current-epoch request, the TCM verbs), but not streaming:
+        # Cassandra's stream messages travel on streaming channels as StreamMessages, which
+        # carry no epoch (catch-up points: AbstractMutationVerbHandler,
+        # ReadCommandVerbHandler, ResponseVerbHandler, GossipVerbHandler,
+        # CurrentEpochRequestHandler)
         self._reveals_epoch = frozenset(
             (Prepare, Accept, Promise, Accepted, Nack, Commit, Submit, SubmitResult, FetchLog,
              StreamLog, Streamed, ElectionPrepare, ElectionAck)
-        ) if self.settings.mode == "gossip" else None
+        ) if self.settings.mode == "gossip" else frozenset(self._handlers) - {
+            StreamRequest, StreamData, StreamComplete}
 
     # --- plumbing ---
 
@@ -169,7 +176,7 @@ class Node:
 
     def deliver(self, msg: Message) -> None:
         if msg.epoch > self.log.applied and type(msg) is not LogEntries and (
-                self._reveals_epoch is None or type(msg) in self._reveals_epoch):
+                type(msg) in self._reveals_epoch):
             if type(msg) is Commit:
                 self.log.offer(msg.entry)
             if msg.epoch > self.log.applied:
