@@ -1,6 +1,6 @@
 """PeerLogFetcher: fetch the log entries a node is missing, one fetch per epoch.
 
-A node learns of a higher epoch from any message (every message carries its sender's epoch)
+A node learns of a higher epoch from any message but streaming (each carries its sender's epoch)
 or from an entry that arrives ahead of a gap. `want(epoch, peer)` starts a fetch from that
 peer unless a fetch already in flight covers the epoch (however many messages reveal it, one
 fetch asks for it). A fetch that times out, or whose answer did not reach the wanted epoch, is
