@@ -27,3 +27,21 @@ def test_a_leave_slowed_by_lasting_loss_is_not_stuck() -> None:
     later = evolve(result, end_time=result.end_time + patience)
     assert judge(scenario, later).liveness[0] == (
         "liveness: operation stuck: leave on n6 never finished (its barrier could be met)")
+
+
+def test_an_operation_is_not_stuck_when_the_cms_has_no_live_majority() -> None:
+    # a CMS of two (n1, n2) with n2 dead for good commits nothing, so a replace asked then
+    # cannot take a step: the fault's stall, not a bug (fuzz seed 7007021943's shape)
+    nodes = [{"id": f"n{i}", "dc": "dc1", "rack": "r1", "tokens": [-(2**62) + i * 2**61]} for i in (1, 2, 3)]
+    doc = {"topology": {"nodes": nodes, "keyspaces": [{"name": "kv", "replication": {
+               "class": "SimpleStrategy", "replication_factor": 1}}]},
+           "cms": {"size": 2},
+           "operations": [{"op": "replace", "node": "d1", "target": "n2", "dc": "dc1", "rack": "r1",
+                           "at_ms": 400}],
+           "faults": {"crashes": [{"node": "n2", "at_ms": 300}]},
+           "settings": {"end_time_ms": 120000}}
+    scenario = parse_scenario(doc)
+    result = run_scenario(scenario, 1)
+    assert [u for u in result.unfinished] == [("d1", "replace", True)]  # its barrier could be met
+    assert not result.quiescent
+    assert judge(scenario, result).liveness == ()
