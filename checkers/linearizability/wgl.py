@@ -41,7 +41,7 @@ from attrs import evolve
 
 from checkers.linearizability.history import Op, Operation, pair, unpair
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.refute import refute
+from checkers.linearizability.refute import refute, refute_by_count
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     LINEARIZABLE,
@@ -937,8 +937,11 @@ class _Work:
             useful = _useful_info(model, kept)
             if useful is not None:  # (and so neither the refutation nor the search sees them)
                 kept = [o for o, u in zip(kept, useful, strict=True) if u]
-            # a stale read needs no search (the search would try every order before it)
-            answer = refute(model, kept) is not None or self._search(model, kept)
+            # a stale read needs no search (the search would try every order before it), nor
+            # stale reads that need more repairs than there are ops to make them
+            answer = (
+                refute(model, kept) is not None or refute_by_count(model, kept) or self._search(model, kept)
+            )
             self.known[trial] = answer
         return answer
 
