@@ -101,7 +101,9 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
     earliest-ending one of each state's needs, each with its latest-called spoiler (the
     tightest interval): a heuristic for which chains are tried, never for the answer. Used by
     the shrinking to answer a trial without a search (etcd_057 and etcd_099 of Porcupine's
-    corpus: violations that need a timed-out write to take effect twice)."""
+    corpus: violations that need a timed-out write to take effect twice). It also answers
+    True for every single need no repairer can serve (`refute`'s stale read, with the reads as
+    spoilers too), so a trial asks this alone."""
     needs, produces, may_lead = model.needs, model.produces, model.may_lead
     if needs is None or produces is None:
         return False
@@ -125,7 +127,7 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
             changers.append((o.call, o, result))
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
-    intervals: dict[Any, list[tuple[int, int]]] = {}  # needed state -> (spoiler's call, j's return)
+    intervals: dict[Any, list[tuple[int, int, Operation]]] = {}  # state -> (spoiler's call, j's return, j)
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
@@ -137,14 +139,30 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
             if p.ret is None or p.ret >= j.call:
                 continue
             if not (leads(result, need) if result is not None else may_lead(p, need)):  # type: ignore[misc]
-                intervals.setdefault(need, []).append((p.call, j.ret))
+                intervals.setdefault(need, []).append((p.call, j.ret, j))
                 break
     for need, spans in intervals.items():
+        repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+        # one need no repairer can serve (`refute`'s case): the latest return among the
+        # repairers called before j returns comes before the spoiler was called
+        repairers.sort(key=lambda r: r.call)
+        by_call = [r.call for r in repairers]
+        latest: list[float] = []
+        for r in repairers:
+            ret = _FOREVER if r.ret is None else r.ret
+            latest.append(ret if not latest or ret > latest[-1] else latest[-1])
+        for a, b, j in spans:
+            k = bisect_right(by_call, b)
+            if k == 0 or latest[k - 1] < a:
+                return True
+            own = j.f not in read_only and (result := produces(j)) is not None and leads(result, need)
+            if own and not any(r is not j and (r.ret is None or r.ret >= a) for r in repairers[:k]):
+                return True  # j alone could repair: it cannot precede itself
         if len(spans) < 2:
-            continue  # one need with no repairer at all is `refute`'s
+            continue
         spans.sort(key=lambda s: (s[1], -s[0]))
         chain: list[tuple[int, int]] = []
-        for a, b in spans:
+        for a, b, _ in spans:
             if not chain or a > chain[-1][1]:
                 chain.append((a, b))
         if len(chain) < 2:
@@ -154,14 +172,11 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
         # each repairer serves the chain's needs lo..hi: called before the need's op returns
         # (b >= call), not returned before its spoiler was called (a <= ret)
         ranges: list[tuple[int, int]] = []
-        for state, rs in fixed.items():
-            if not leads(state, need):
-                continue
-            for r in rs:
-                lo = bisect_left(ends, r.call)
-                hi = len(chain) - 1 if r.ret is None else bisect_right(starts, r.ret) - 1
-                if lo <= hi:
-                    ranges.append((lo, hi))
+        for r in repairers:
+            lo = bisect_left(ends, r.call)
+            hi = len(chain) - 1 if r.ret is None else bisect_right(starts, r.ret) - 1
+            if lo <= hi:
+                ranges.append((lo, hi))
         if len(ranges) < len(chain):
             return True
         ranges.sort()
@@ -177,3 +192,6 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
                 return True
             heappop(waiting)
     return False
+
+
+_FOREVER = float("inf")

@@ -285,10 +285,12 @@ def search(
     key: Hashable = None,
     deadline: float | None = None,
     max_cache: int = DEFAULT_MAX_CACHE,
+    leave_out: bool = True,
 ) -> PartitionResult:
-    """Search one part to the end (or to the deadline / memo cap: valid "unknown")."""
+    """Search one part to the end (or to the deadline / memo cap: valid "unknown").
+    `leave_out=False`: the caller has left out the unobserved info ops already."""
     deepest = _Deepest()
-    run = _search(model, key, tuple(operations), deepest)
+    run = _search(model, key, tuple(operations), deepest, leave_out)
     while True:
         try:
             size = next(run)
@@ -413,10 +415,14 @@ def _all_or_none(useful: list[bool]) -> list[bool] | None:
 
 
 def _search(
-    model: SequentialModel, key: Hashable, every_op: tuple[Operation, ...], deepest: _Deepest
+    model: SequentialModel,
+    key: Hashable,
+    every_op: tuple[Operation, ...],
+    deepest: _Deepest,
+    leave_out: bool = True,
 ) -> Search:
     ops = every_op
-    useful = _useful_info(model, ops)
+    useful = _useful_info(model, ops) if leave_out else None
     left_out: list[Operation] = []
     if useful is not None:
         left_out = [o for o, u in zip(ops, useful, strict=True) if not u]
@@ -939,9 +945,7 @@ class _Work:
                 kept = [o for o, u in zip(kept, useful, strict=True) if u]
             # a stale read needs no search (the search would try every order before it), nor
             # stale reads that need more repairs than there are ops to make them
-            answer = (
-                refute(model, kept) is not None or refute_by_count(model, kept) or self._search(model, kept)
-            )
+            answer = refute_by_count(model, kept) or self._search(model, kept)
             self.known[trial] = answer
         return answer
 
@@ -949,7 +953,9 @@ class _Work:
         if self.exhausted:
             self.undecided = True
             return False
-        result = search(model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left))
+        result = search(
+            model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left), leave_out=False,
+        )
         self.left -= max(result.explored, 1)
         if result.valid == "unknown":
             self.undecided = True
