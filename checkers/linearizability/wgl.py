@@ -40,7 +40,7 @@ from typing import Any
 from attrs import evolve
 
 from checkers.linearizability.history import Op, Operation, pair, unpair
-from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.model import SequentialModel, _by_key
 from checkers.linearizability.refute import refute, refute_by_count
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
@@ -271,10 +271,18 @@ def partition(
     Why drop them: an op that changes nothing and whose output is unknown is consistent with
     every state, so it can always be linearized (at its call) and constrains nothing."""
     groups: dict[Hashable, list[Operation]] = {}
+    read_only = model.read_only
+    by_key = model.partition is _by_key
+    key_of = model.partition
     for o in operations:
-        if o.ret is None and o.f in model.read_only:
+        if o.ret is None and o.f in read_only:
             continue
-        groups.setdefault(model.partition(o), []).append(o)
+        k = o.key if by_key else key_of(o)
+        group = groups.get(k)
+        if group is None:
+            groups[k] = [o]
+        else:
+            group.append(o)
     return tuple((k, tuple(v)) for k, v in groups.items())
 
 
@@ -429,19 +437,25 @@ def _search(
         ops = tuple(o for o, u in zip(ops, useful, strict=True) if u)
     n = len(ops)
     if n == 0:
-        return _found(model, key, every_op, [], model.init, left_out, 0)
+        return _found(model, key, every_op, [], [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
     # Events in real-time order. Paired histories have distinct positions; should a call and
     # a return share one (ops built by hand), the call goes first: intervals are closed, so
     # ops that touch overlap. Only ops with a known outcome enter the linked list; an op with
     # unknown outcome (info) has no return: it is a candidate from its call on, forever.
     events: list[tuple[float, int, int]] = []
+    ret_pos: list[int] = []  # an op's return position (-1: none, an info op)
+    n_info = 0
     for j, o in enumerate(ops):
         events.append((o.call, 0, j))
         if o.ret is not None:
             events.append((o.ret, 1, j))
+            ret_pos.append(o.ret)
+        else:
+            n_info += 1
+            ret_pos.append(-1)
     events.sort()
-    size = len(events) - sum(o.ret is None for o in ops) + 2  # 0 is the head, size - 1 the tail
+    size = len(events) - n_info + 2  # 0 is the head, size - 1 the tail
     tail = size - 1
     nxt = list(range(1, size + 1))
     prv = list(range(-1, size - 1))
@@ -455,7 +469,7 @@ def _search(
     info_rank: list[int] = []
     pos = 0
     for r, (_, is_return, j) in enumerate(events):
-        if ops[j].ret is None:
+        if ret_pos[j] < 0:
             info.append(j)
             info_rank.append(r)
             continue
@@ -467,7 +481,6 @@ def _search(
         else:
             code[pos] = j
             call_entry[j] = pos
-    n_info = len(info)
     compile_op = model.compile_op
     steps = [compile_op(o) for o in ops] if compile_op is not None else [model.stepper(o) for o in ops]
     bits = _bits(n)
@@ -477,7 +490,7 @@ def _search(
     # the later one is tried only after the earlier one is linearized.
     twin = [0] * n_info
     alike: dict[Hashable, int] = {}
-    for k, j in enumerate(info):
+    for k, j in enumerate(info if n_info > 1 else ()):
         o = ops[j]
         try:
             twin[k] = alike.get((o.f, o.key, o.input), 0)
@@ -487,10 +500,14 @@ def _search(
     # A read that fits the current state is linearized at once, with no alternative tried:
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
-    forced = [o.f in model.read_only for o in ops]
+    read_only = model.read_only
+    forced = [o.f in read_only for o in ops]
     deepest.op_of = lambda e: ops[code[e] if e < size else info[e - size]].id
-    producers = _Producers(model, ops, bits)
-    restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
+    # pruning by value, set up when first needed (most searches end before)
+    producers: _Producers | None = None
+    restart: list[int] = []
+    needed: list[Any] = []
+    leads_to: Callable[[Any, Any], bool] = _never_leads
     doomed: list[int | None] = [None] * n
     # Most searches run nearly straight through: pruning by value starts only once a search
     # has made more configurations than it has ops (its masks cost more than they save before)
@@ -514,7 +531,6 @@ def _search(
     entries = 0
     best_depth = -1
     furthest = -1  # the latest return (event position) some configuration could not pass
-    ret_pos = [-1 if o.ret is None else o.ret for o in ops]
     countdown = SLICE
     entry = nxt[0]
     scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
@@ -536,6 +552,9 @@ def _search(
                         if entries < prune_after:
                             entry = nxt[entry]
                             continue
+                        if producers is None:
+                            producers = _Producers(model, ops, bits)
+                            restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
                         need = doomed[j] = producers.of(j)
                     if need < 0:
                         entry = nxt[entry]
@@ -547,7 +566,7 @@ def _search(
                             continue
                         again = restart[j]
                         if again == -2:
-                            again = producers.restarts(j)
+                            again = producers.restarts(j)  # type: ignore[union-attr]
                         if again < 0 or again & left:
                             entry = nxt[entry]
                             continue
@@ -700,11 +719,13 @@ def _search(
         else:
             break  # nothing left to try
     if found:
-        order = [code[e] if e < size else info[e - size] for e, _ in stack]
-        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)], strict=True)]
+        order = [ops[code[e] if e < size else info[e - size]].id for e, _ in stack]
+        states = [s for _, s in stack]
+        states.append(state)
+        del states[0]
         # info ops never linearized took effect last (as good as never: nothing observes it)
         unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
-        return _found(model, key, every_op, done, state, unused + left_out, entries)
+        return _found(model, key, every_op, order, states, state, unused + left_out, entries)
     return PartitionResult(
         key=key,
         operations=every_op,
@@ -731,15 +752,15 @@ def _found(
     model: SequentialModel,
     key: Hashable,
     ops: tuple[Operation, ...],
-    done: list[tuple[Operation, Any]],
+    order: list[int],
+    states: list[Any],
     state: Any,
     unused: list[Operation],
     entries: int,
 ) -> PartitionResult:
-    """A linearization: `done` (op, state after), then the info ops it did not use, last."""
-    order = [o.id for o, _ in done]
-    states = [s for _, s in done]
-    for o in sorted(unused, key=lambda o: o.call):
+    """A linearization: `order` (op ids) with `states` (after each), then the info ops it did
+    not use, last."""
+    for o in sorted(unused, key=lambda o: o.call) if unused else ():
         after = model.step(state, o)
         if after is not None:
             state = after
@@ -773,6 +794,7 @@ class _Producers:
         self.needed: list[Any] = [None] * len(ops)
         self.leads_to = model.leads_to or _never_leads
         self.ready = False
+        self.fixed_ready = False
         self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
         self.dependent: list[int] = []  # ops whose result depends on the state
         self.by_state: dict[Any, int] = {}
@@ -781,9 +803,25 @@ class _Producers:
         self.prefix: list[int] = []
 
     def _prepare(self) -> None:
-        model, ops, bits = self.model, self.ops, self.bits
+        ops, bits = self.ops, self.bits
+        calls = [o.call for o in ops]
+        if all(a <= b for a, b in zip(calls, calls[1:], strict=False)):  # paired ops: in call order
+            order: Sequence[int] = range(len(ops))
+        else:
+            order = sorted(range(len(ops)), key=lambda k: ops[k].call)
+            calls = [ops[k].call for k in order]
+        self.calls = calls
+        prefix = [0]
+        for k in order:
+            prefix.append(prefix[-1] | bits[k])
+        self.prefix = prefix
+        self.ready = True
+
+    def _prepare_fixed(self) -> None:
+        """`fixed` and `dependent` (asked by `restarts`, and by `of` without `leads_to`)."""
+        model, bits = self.model, self.bits
         produces = model.produces
-        for k, o in enumerate(ops):
+        for k, o in enumerate(self.ops):
             if o.f in model.read_only:
                 continue
             result = None if produces is None else produces(o)
@@ -791,13 +829,7 @@ class _Producers:
                 self.dependent.append(k)
             else:
                 self.fixed[result] = self.fixed.get(result, 0) | bits[k]
-        order = sorted(range(len(ops)), key=lambda k: ops[k].call)
-        self.calls = [ops[k].call for k in order]
-        prefix = [0]
-        for k in order:
-            prefix.append(prefix[-1] | bits[k])
-        self.prefix = prefix
-        self.ready = True
+        self.fixed_ready = True
 
     def of(self, j: int) -> int:
         model = self.model
@@ -817,6 +849,8 @@ class _Producers:
                 # whether it could produce `need` itself (all ops count as producers).
                 produce = self.prefix[-1]
             else:
+                if not self.fixed_ready:
+                    self._prepare_fixed()
                 produce = self.fixed.get(need, 0)
                 for k in self.dependent:
                     if reaches(ops[k], need):
@@ -833,6 +867,8 @@ class _Producers:
         if again is None:
             again = 0
             leads_to = self.leads_to
+            if not self.fixed_ready:
+                self._prepare_fixed()
             for result, mask in self.fixed.items():
                 if leads_to(result, need):
                     again |= mask
