@@ -21,7 +21,7 @@ from checkers.linearizability import (
 )
 from checkers.linearizability.history import Op, info, invoke, ok
 from checkers.linearizability.refute import refute, refute_by_count
-from checkers.linearizability.wgl import _as_info, _useful_info, partition
+from checkers.linearizability.wgl import _as_info, _in_call_order, _useful_info, partition
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
 
@@ -57,6 +57,37 @@ def test_refuting_by_count_only_refutes_violations(case: tuple, relax: set[int])
         trial = [_as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
         if refute_by_count(model, trial):
             assert brute_force_operations(model, trial) is False
+
+
+@settings(max_examples=300)
+@given(
+    _MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=5))),
+    st.sets(st.integers(0, 8), max_size=5),
+)
+def test_a_trial_passed_in_call_order_is_linearizable(case: tuple, relax: set[int]) -> None:
+    name, history = case
+    model = MODELS[name]
+    for _key, ops in partition(model, pair(history)):
+        trial = [_as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
+        if _in_call_order(model, trial):
+            assert brute_force_operations(model, trial) is True
+
+
+def test_a_timed_out_write_placed_before_the_read_that_needs_it_passes_in_call_order() -> None:
+    history = (
+        invoke(9, "write", 3),
+        invoke(0, "write", 5), ok(0, "write", 5),
+        invoke(1, "read"), ok(1, "read", 3),
+        info(9, "write"),
+    )
+    assert _in_call_order(REGISTER, pair(history))
+    # called only after the read returned, it cannot be placed before it
+    late = (
+        invoke(0, "write", 5), ok(0, "write", 5),
+        invoke(1, "read"), ok(1, "read", 3),
+        invoke(9, "write", 3), info(9, "write"),
+    )
+    assert not _in_call_order(REGISTER, pair(late))
 
 
 def _read_twice_after_other_writes(timed_out_writes_of_3: int) -> tuple[Op, ...]:
