@@ -142,7 +142,10 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
                 intervals.setdefault(need, []).append((p.call, j.ret, j))
                 break
     for need, spans in intervals.items():
-        repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+        if model.leads_to is None:  # only the ops producing the state itself repair it
+            repairers = list(fixed.get(need, ()))
+        else:
+            repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
         # one need no repairer can serve (`refute`'s case): the latest return among the
         # repairers called before j returns comes before the spoiler was called
         repairers.sort(key=lambda r: r.call)

@@ -976,15 +976,15 @@ class _Work:
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
-            useful = _useful_info(model, kept)
-            if useful is not None:  # (and so neither the refutation nor the search sees them)
-                kept = [o for o, u in zip(kept, useful, strict=True) if u]
             # most trials pass, most of them by the plain order of calls (no search); a stale
             # read needs no search (the search would try every order before it), nor stale
             # reads that need more repairs than there are ops to make them
             if _in_call_order(model, kept):
                 answer = False
             else:
+                useful = _useful_info(model, kept)
+                if useful is not None:  # (and so neither the refutation nor the search sees them)
+                    kept = [o for o, u in zip(kept, useful, strict=True) if u]
                 answer = refute_by_count(model, kept) or self._search(model, kept)
             self.known[trial] = answer
         return answer
