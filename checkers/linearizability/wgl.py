@@ -800,21 +800,24 @@ class _Producers:
         self.by_state: dict[Any, int] = {}
         self.again: dict[Any, int] = {}
         self.calls: list[int] = []
-        self.prefix: list[int] = []
+        self.prefix: list[int] = []  # the first k ops called, as a mask (unless in call order)
+        self.in_call_order = False
+        self.all_ops = 0
 
     def _prepare(self) -> None:
         ops, bits = self.ops, self.bits
         calls = [o.call for o in ops]
-        if all(a <= b for a, b in zip(calls, calls[1:], strict=False)):  # paired ops: in call order
-            order: Sequence[int] = range(len(ops))
+        if all(a <= b for a, b in zip(calls, calls[1:], strict=False)):
+            self.in_call_order = True  # paired ops: the first k ops called are ops 0..k-1
         else:
             order = sorted(range(len(ops)), key=lambda k: ops[k].call)
             calls = [ops[k].call for k in order]
+            prefix = [0]
+            for k in order:
+                prefix.append(prefix[-1] | bits[k])
+            self.prefix = prefix
         self.calls = calls
-        prefix = [0]
-        for k in order:
-            prefix.append(prefix[-1] | bits[k])
-        self.prefix = prefix
+        self.all_ops = (1 << len(ops)) - 1
         self.ready = True
 
     def _prepare_fixed(self) -> None:
@@ -847,7 +850,7 @@ class _Producers:
                 # The state must lead to `need`, or an op left must produce one that does
                 # (`restarts`): that alone prunes well (kv), so skip asking every append
                 # whether it could produce `need` itself (all ops count as producers).
-                produce = self.prefix[-1]
+                produce = self.all_ops
             else:
                 if not self.fixed_ready:
                     self._prepare_fixed()
@@ -880,7 +883,12 @@ class _Producers:
     def _usable(self, j: int) -> int:
         """Ops called before op j returns, but j: the only ones that can come before it."""
         ret = self.ops[j].ret
-        return self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
+        if ret is None:
+            usable = self.all_ops
+        else:
+            k = bisect_right(self.calls, ret)
+            usable = (1 << k) - 1 if self.in_call_order else self.prefix[k]
+        return usable & ~self.bits[j]
 
 
 def _never_leads(state: Any, target: Any) -> bool:
