@@ -25,7 +25,7 @@ from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import HistoryError, Op, Operation, pair
 from checkers.linearizability.log_fast import commit_outcome
 from checkers.linearizability.model import MODELS, SequentialModel, with_initial
-from checkers.linearizability.verdict import Verdict
+from checkers.linearizability.verdict import LinearizabilityEvidence, Verdict
 from checkers.linearizability.wgl import DEFAULT_MAX_CACHE, check_operations
 
 EXIT = {True: 0, False: 1, "unknown": 3}
@@ -206,5 +206,22 @@ def verdict_json(verdict: Verdict, parsed: ParsedHistory, model: SequentialModel
             longest_prefix=_ops_json(ev.longest_prefix, parsed.lines),
             window=[op_json(op) for op in ev.window_history],
             window_minimal=ev.window_minimal,
+            refutation=_refutation_json(ev, parsed.lines),
         )
     return out
+
+
+def _refutation_json(ev: LinearizabilityEvidence, lines: Sequence[int]) -> dict[str, Any] | None:
+    """How `refute` showed the violation without finishing the search (null: the search did):
+    the op no order can reach, the op that spoiled the state it needs, and the ops that could
+    have repaired that state but returned before the spoiler was called."""
+    part = next((p for p in ev.partitions if p.valid is False and p.refutation), None)
+    if part is None:
+        return None
+    by_id = {o.id: o for o in part.operations}
+    failing, spoiler, *early = (by_id[i] for i in part.refutation)
+    return {
+        "failing_op": _operation_json(failing, lines),
+        "spoiled_by": _operation_json(spoiler, lines),
+        "repaired_too_early": _ops_json(early, lines),
+    }

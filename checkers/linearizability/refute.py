@@ -18,8 +18,9 @@ runs on that part, and finds the violation and its evidence.
 from __future__ import annotations
 
 import operator
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from heapq import heappop, heappush
 from typing import Any
 
 from checkers.linearizability.history import Operation
@@ -82,3 +83,118 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             early = tuple(r for r in able if r is not j and r.call <= ret)
             return (j, spoiler, *early)
     return None
+
+
+def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
+    """True if `ops` (one part) cannot be linearized because stale reads need more repairs than
+    there are ops to make them: each op may take effect once (an info op at most once).
+
+    As in `refute`, an ok op `j` needing V after an op `p` that spoils V (returned before `j`
+    was called; here `p` may also be a read that saw a state not leading to V) needs a repairer: an op with a fixed result leading to V, linearized after `p`
+    and before `j`, so called before `j` returns and not returned before `p` was called. Two
+    such needs whose intervals are ordered in real time (`j1` returns before `p2` is called)
+    need two distinct repairers: `r1 < j1 < p2 < r2` in every linearization. So for a chain of
+    real-time-ordered needs of one state, the repairers must match the needs one to one; when
+    no matching exists (the chain needs more repairers than can serve it), the part is not
+    linearizable. Each repairer can serve a contiguous run of the chain (its intervals' ends
+    only grow), so earliest-deadline-first decides the matching. The chain is the greedy
+    earliest-ending one of each state's needs, each with its latest-called spoiler (the
+    tightest interval): a heuristic for which chains are tried, never for the answer. Used by
+    the shrinking to answer a trial without a search (etcd_057 and etcd_099 of Porcupine's
+    corpus: violations that need a timed-out write to take effect twice). It also answers
+    True for every single need no repairer can serve (`refute`'s stale read, with the reads as
+    spoilers too), so a trial asks this alone."""
+    needs, produces, may_lead = model.needs, model.produces, model.may_lead
+    if needs is None or produces is None:
+        return False
+    leads: Callable[[Any, Any], bool] = model.leads_to or operator.eq
+    read_only = model.read_only
+    fixed: dict[Any, list[Operation]] = {}
+    # ok ops that leave a known state: changers with a fixed result, and the ok ops that saw
+    # one (a read of V: the state was V there), dependent changers (appends) with None
+    changers: list[tuple[int, Operation, Any]] = []
+    for o in ops:
+        if o.f in read_only:
+            if o.ret is not None and (seen := needs(o)) is not None:
+                changers.append((o.call, o, seen))
+            continue
+        result = produces(o)
+        if result is not None:
+            fixed.setdefault(result, []).append(o)
+        elif may_lead is None:
+            return False
+        if o.ret is not None:
+            changers.append((o.call, o, result))
+    changers.sort(key=lambda c: c[0])
+    calls = [c[0] for c in changers]
+    intervals: dict[Any, list[tuple[int, int, Operation]]] = {}  # state -> (spoiler's call, j's return, j)
+    for j in ops:
+        if j.ret is None or (need := needs(j)) is None:
+            continue
+        i = bisect_left(calls, j.call) - 1
+        stop = max(-1, i - SCAN)
+        while i > stop:
+            _, p, result = changers[i]
+            i -= 1
+            if p.ret is None or p.ret >= j.call:
+                continue
+            if not (leads(result, need) if result is not None else may_lead(p, need)):  # type: ignore[misc]
+                intervals.setdefault(need, []).append((p.call, j.ret, j))
+                break
+    for need, spans in intervals.items():
+        if model.leads_to is None:  # only the ops producing the state itself repair it
+            repairers = list(fixed.get(need, ()))
+        else:
+            repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+        # one need no repairer can serve (`refute`'s case): the latest return among the
+        # repairers called before j returns comes before the spoiler was called
+        repairers.sort(key=lambda r: r.call)
+        by_call = [r.call for r in repairers]
+        latest: list[float] = []
+        for r in repairers:
+            ret = _FOREVER if r.ret is None else r.ret
+            latest.append(ret if not latest or ret > latest[-1] else latest[-1])
+        for a, b, j in spans:
+            k = bisect_right(by_call, b)
+            if k == 0 or latest[k - 1] < a:
+                return True
+            own = j.f not in read_only and (result := produces(j)) is not None and leads(result, need)
+            if own and not any(r is not j and (r.ret is None or r.ret >= a) for r in repairers[:k]):
+                return True  # j alone could repair: it cannot precede itself
+        if len(spans) < 2:
+            continue
+        spans.sort(key=lambda s: (s[1], -s[0]))
+        chain: list[tuple[int, int]] = []
+        for a, b, _ in spans:
+            if not chain or a > chain[-1][1]:
+                chain.append((a, b))
+        if len(chain) < 2:
+            continue
+        starts = [a for a, _ in chain]
+        ends = [b for _, b in chain]
+        # each repairer serves the chain's needs lo..hi: called before the need's op returns
+        # (b >= call), not returned before its spoiler was called (a <= ret)
+        ranges: list[tuple[int, int]] = []
+        for r in repairers:
+            lo = bisect_left(ends, r.call)
+            hi = len(chain) - 1 if r.ret is None else bisect_right(starts, r.ret) - 1
+            if lo <= hi:
+                ranges.append((lo, hi))
+        if len(ranges) < len(chain):
+            return True
+        ranges.sort()
+        waiting: list[int] = []  # the ends of the ranges open at the current need
+        k = 0
+        for i in range(len(chain)):
+            while k < len(ranges) and ranges[k][0] == i:
+                heappush(waiting, ranges[k][1])
+                k += 1
+            while waiting and waiting[0] < i:
+                heappop(waiting)
+            if not waiting:
+                return True
+            heappop(waiting)
+    return False
+
+
+_FOREVER = float("inf")

@@ -40,8 +40,8 @@ from typing import Any
 from attrs import evolve
 
 from checkers.linearizability.history import Op, Operation, pair, unpair
-from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.refute import refute
+from checkers.linearizability.model import SequentialModel, _by_key
+from checkers.linearizability.refute import refute, refute_by_count
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     LINEARIZABLE,
@@ -271,10 +271,18 @@ def partition(
     Why drop them: an op that changes nothing and whose output is unknown is consistent with
     every state, so it can always be linearized (at its call) and constrains nothing."""
     groups: dict[Hashable, list[Operation]] = {}
+    read_only = model.read_only
+    by_key = model.partition is _by_key
+    key_of = model.partition
     for o in operations:
-        if o.ret is None and o.f in model.read_only:
+        if o.ret is None and o.f in read_only:
             continue
-        groups.setdefault(model.partition(o), []).append(o)
+        k = o.key if by_key else key_of(o)
+        group = groups.get(k)
+        if group is None:
+            groups[k] = [o]
+        else:
+            group.append(o)
     return tuple((k, tuple(v)) for k, v in groups.items())
 
 
@@ -285,10 +293,12 @@ def search(
     key: Hashable = None,
     deadline: float | None = None,
     max_cache: int = DEFAULT_MAX_CACHE,
+    leave_out: bool = True,
 ) -> PartitionResult:
-    """Search one part to the end (or to the deadline / memo cap: valid "unknown")."""
+    """Search one part to the end (or to the deadline / memo cap: valid "unknown").
+    `leave_out=False`: the caller has left out the unobserved info ops already."""
     deepest = _Deepest()
-    run = _search(model, key, tuple(operations), deepest)
+    run = _search(model, key, tuple(operations), deepest, leave_out)
     while True:
         try:
             size = next(run)
@@ -413,29 +423,39 @@ def _all_or_none(useful: list[bool]) -> list[bool] | None:
 
 
 def _search(
-    model: SequentialModel, key: Hashable, every_op: tuple[Operation, ...], deepest: _Deepest
+    model: SequentialModel,
+    key: Hashable,
+    every_op: tuple[Operation, ...],
+    deepest: _Deepest,
+    leave_out: bool = True,
 ) -> Search:
     ops = every_op
-    useful = _useful_info(model, ops)
+    useful = _useful_info(model, ops) if leave_out else None
     left_out: list[Operation] = []
     if useful is not None:
         left_out = [o for o, u in zip(ops, useful, strict=True) if not u]
         ops = tuple(o for o, u in zip(ops, useful, strict=True) if u)
     n = len(ops)
     if n == 0:
-        return _found(model, key, every_op, [], model.init, left_out, 0)
+        return _found(model, key, every_op, [], [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
     # Events in real-time order. Paired histories have distinct positions; should a call and
     # a return share one (ops built by hand), the call goes first: intervals are closed, so
     # ops that touch overlap. Only ops with a known outcome enter the linked list; an op with
     # unknown outcome (info) has no return: it is a candidate from its call on, forever.
     events: list[tuple[float, int, int]] = []
+    ret_pos: list[int] = []  # an op's return position (-1: none, an info op)
+    n_info = 0
     for j, o in enumerate(ops):
         events.append((o.call, 0, j))
         if o.ret is not None:
             events.append((o.ret, 1, j))
+            ret_pos.append(o.ret)
+        else:
+            n_info += 1
+            ret_pos.append(-1)
     events.sort()
-    size = len(events) - sum(o.ret is None for o in ops) + 2  # 0 is the head, size - 1 the tail
+    size = len(events) - n_info + 2  # 0 is the head, size - 1 the tail
     tail = size - 1
     nxt = list(range(1, size + 1))
     prv = list(range(-1, size - 1))
@@ -449,7 +469,7 @@ def _search(
     info_rank: list[int] = []
     pos = 0
     for r, (_, is_return, j) in enumerate(events):
-        if ops[j].ret is None:
+        if ret_pos[j] < 0:
             info.append(j)
             info_rank.append(r)
             continue
@@ -461,7 +481,6 @@ def _search(
         else:
             code[pos] = j
             call_entry[j] = pos
-    n_info = len(info)
     compile_op = model.compile_op
     steps = [compile_op(o) for o in ops] if compile_op is not None else [model.stepper(o) for o in ops]
     bits = _bits(n)
@@ -471,7 +490,7 @@ def _search(
     # the later one is tried only after the earlier one is linearized.
     twin = [0] * n_info
     alike: dict[Hashable, int] = {}
-    for k, j in enumerate(info):
+    for k, j in enumerate(info if n_info > 1 else ()):
         o = ops[j]
         try:
             twin[k] = alike.get((o.f, o.key, o.input), 0)
@@ -481,10 +500,14 @@ def _search(
     # A read that fits the current state is linearized at once, with no alternative tried:
     # if any order completes the history from here, one does with the read next (it changes
     # nothing, and every op that must precede it has returned, so is linearized already).
-    forced = [o.f in model.read_only for o in ops]
+    read_only = model.read_only
+    forced = [o.f in read_only for o in ops]
     deepest.op_of = lambda e: ops[code[e] if e < size else info[e - size]].id
-    producers = _Producers(model, ops, bits)
-    restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
+    # pruning by value, set up when first needed (most searches end before)
+    producers: _Producers | None = None
+    restart: list[int] = []
+    needed: list[Any] = []
+    leads_to: Callable[[Any, Any], bool] = _never_leads
     doomed: list[int | None] = [None] * n
     # Most searches run nearly straight through: pruning by value starts only once a search
     # has made more configurations than it has ops (its masks cost more than they save before)
@@ -508,7 +531,6 @@ def _search(
     entries = 0
     best_depth = -1
     furthest = -1  # the latest return (event position) some configuration could not pass
-    ret_pos = [-1 if o.ret is None else o.ret for o in ops]
     countdown = SLICE
     entry = nxt[0]
     scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
@@ -530,6 +552,9 @@ def _search(
                         if entries < prune_after:
                             entry = nxt[entry]
                             continue
+                        if producers is None:
+                            producers = _Producers(model, ops, bits)
+                            restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
                         need = doomed[j] = producers.of(j)
                     if need < 0:
                         entry = nxt[entry]
@@ -541,7 +566,7 @@ def _search(
                             continue
                         again = restart[j]
                         if again == -2:
-                            again = producers.restarts(j)
+                            again = producers.restarts(j)  # type: ignore[union-attr]
                         if again < 0 or again & left:
                             entry = nxt[entry]
                             continue
@@ -694,11 +719,13 @@ def _search(
         else:
             break  # nothing left to try
     if found:
-        order = [code[e] if e < size else info[e - size] for e, _ in stack]
-        done = [(ops[j], s) for j, (_, s) in zip(order, stack[1:] + [(0, state)], strict=True)]
+        order = [ops[code[e] if e < size else info[e - size]].id for e, _ in stack]
+        states = [s for _, s in stack]
+        states.append(state)
+        del states[0]
         # info ops never linearized took effect last (as good as never: nothing observes it)
         unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
-        return _found(model, key, every_op, done, state, unused + left_out, entries)
+        return _found(model, key, every_op, order, states, state, unused + left_out, entries)
     return PartitionResult(
         key=key,
         operations=every_op,
@@ -725,15 +752,15 @@ def _found(
     model: SequentialModel,
     key: Hashable,
     ops: tuple[Operation, ...],
-    done: list[tuple[Operation, Any]],
+    order: list[int],
+    states: list[Any],
     state: Any,
     unused: list[Operation],
     entries: int,
 ) -> PartitionResult:
-    """A linearization: `done` (op, state after), then the info ops it did not use, last."""
-    order = [o.id for o, _ in done]
-    states = [s for _, s in done]
-    for o in sorted(unused, key=lambda o: o.call):
+    """A linearization: `order` (op ids) with `states` (after each), then the info ops it did
+    not use, last."""
+    for o in sorted(unused, key=lambda o: o.call) if unused else ():
         after = model.step(state, o)
         if after is not None:
             state = after
@@ -767,17 +794,37 @@ class _Producers:
         self.needed: list[Any] = [None] * len(ops)
         self.leads_to = model.leads_to or _never_leads
         self.ready = False
+        self.fixed_ready = False
         self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
         self.dependent: list[int] = []  # ops whose result depends on the state
         self.by_state: dict[Any, int] = {}
         self.again: dict[Any, int] = {}
         self.calls: list[int] = []
-        self.prefix: list[int] = []
+        self.prefix: list[int] = []  # the first k ops called, as a mask (unless in call order)
+        self.in_call_order = False
+        self.all_ops = 0
 
     def _prepare(self) -> None:
-        model, ops, bits = self.model, self.ops, self.bits
+        ops, bits = self.ops, self.bits
+        calls = [o.call for o in ops]
+        if all(a <= b for a, b in zip(calls, calls[1:], strict=False)):
+            self.in_call_order = True  # paired ops: the first k ops called are ops 0..k-1
+        else:
+            order = sorted(range(len(ops)), key=lambda k: ops[k].call)
+            calls = [ops[k].call for k in order]
+            prefix = [0]
+            for k in order:
+                prefix.append(prefix[-1] | bits[k])
+            self.prefix = prefix
+        self.calls = calls
+        self.all_ops = (1 << len(ops)) - 1
+        self.ready = True
+
+    def _prepare_fixed(self) -> None:
+        """`fixed` and `dependent` (asked by `restarts`, and by `of` without `leads_to`)."""
+        model, bits = self.model, self.bits
         produces = model.produces
-        for k, o in enumerate(ops):
+        for k, o in enumerate(self.ops):
             if o.f in model.read_only:
                 continue
             result = None if produces is None else produces(o)
@@ -785,13 +832,7 @@ class _Producers:
                 self.dependent.append(k)
             else:
                 self.fixed[result] = self.fixed.get(result, 0) | bits[k]
-        order = sorted(range(len(ops)), key=lambda k: ops[k].call)
-        self.calls = [ops[k].call for k in order]
-        prefix = [0]
-        for k in order:
-            prefix.append(prefix[-1] | bits[k])
-        self.prefix = prefix
-        self.ready = True
+        self.fixed_ready = True
 
     def of(self, j: int) -> int:
         model = self.model
@@ -809,8 +850,10 @@ class _Producers:
                 # The state must lead to `need`, or an op left must produce one that does
                 # (`restarts`): that alone prunes well (kv), so skip asking every append
                 # whether it could produce `need` itself (all ops count as producers).
-                produce = self.prefix[-1]
+                produce = self.all_ops
             else:
+                if not self.fixed_ready:
+                    self._prepare_fixed()
                 produce = self.fixed.get(need, 0)
                 for k in self.dependent:
                     if reaches(ops[k], need):
@@ -827,6 +870,8 @@ class _Producers:
         if again is None:
             again = 0
             leads_to = self.leads_to
+            if not self.fixed_ready:
+                self._prepare_fixed()
             for result, mask in self.fixed.items():
                 if leads_to(result, need):
                     again |= mask
@@ -838,7 +883,12 @@ class _Producers:
     def _usable(self, j: int) -> int:
         """Ops called before op j returns, but j: the only ones that can come before it."""
         ret = self.ops[j].ret
-        return self.prefix[-1 if ret is None else bisect_right(self.calls, ret)] & ~self.bits[j]
+        if ret is None:
+            usable = self.all_ops
+        else:
+            k = bisect_right(self.calls, ret)
+            usable = (1 << k) - 1 if self.in_call_order else self.prefix[k]
+        return usable & ~self.bits[j]
 
 
 def _never_leads(state: Any, target: Any) -> bool:
@@ -934,11 +984,16 @@ class _Work:
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
-            useful = _useful_info(model, kept)
-            if useful is not None:  # (and so neither the refutation nor the search sees them)
-                kept = [o for o, u in zip(kept, useful, strict=True) if u]
-            # a stale read needs no search (the search would try every order before it)
-            answer = refute(model, kept) is not None or self._search(model, kept)
+            # most trials pass, most of them by the plain order of calls (no search); a stale
+            # read needs no search (the search would try every order before it), nor stale
+            # reads that need more repairs than there are ops to make them
+            if _in_call_order(model, kept):
+                answer = False
+            else:
+                useful = _useful_info(model, kept)
+                if useful is not None:  # (and so neither the refutation nor the search sees them)
+                    kept = [o for o, u in zip(kept, useful, strict=True) if u]
+                answer = refute_by_count(model, kept) or self._search(model, kept)
             self.known[trial] = answer
         return answer
 
@@ -946,11 +1001,48 @@ class _Work:
         if self.exhausted:
             self.undecided = True
             return False
-        result = search(model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left))
+        result = search(
+            model, kept, deadline=self.deadline, max_cache=min(self.trial_cap, self.left), leave_out=False,
+        )
         self.left -= max(result.explored, 1)
         if result.valid == "unknown":
             self.undecided = True
         return result.valid is False
+
+
+def _in_call_order(model: SequentialModel, ops: Sequence[Operation]) -> bool:
+    """True if the ok ops in order of their calls, each preceded when needed by one info op
+    that lets it happen, are a linearization (the info ops not placed never took effect):
+    a witness that `ops` pass, found without a search. False says nothing.
+
+    Call order respects real time (an op that returned before another was called was also
+    called before it). An info op placed before the k-th ok op must be called before every
+    ok op from the k-th on returns: the ops placed before it are then all those that must be."""
+    step = model.step
+    oks = sorted((o for o in ops if o.ret is not None), key=lambda o: o.call)
+    infos = [o for o in ops if o.ret is None]
+    soonest: list[float] = [_FOREVER] * (len(oks) + 1)  # the earliest return from the k-th on
+    for k in range(len(oks) - 1, -1, -1):
+        ret = oks[k].ret
+        assert ret is not None
+        soonest[k] = min(ret, soonest[k + 1])
+    used = [False] * len(infos)
+    state = model.init
+    for k, j in enumerate(oks):
+        after = step(state, j)
+        if after is None:
+            bound = soonest[k]
+            for x, i in enumerate(infos):
+                if used[x] or i.call >= bound:
+                    continue
+                between = step(state, i)
+                if between is not None and (after := step(between, j)) is not None:
+                    used[x] = True
+                    break
+            else:
+                return False
+        state = after
+    return True
 
 
 def _as_info(o: Operation) -> Operation:

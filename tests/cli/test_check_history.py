@@ -66,6 +66,23 @@ def test_json_output_carries_the_evidence(tmp_path: Path, capsys: pytest.Capture
     assert verdict["window"][-1]["value"] == 1
 
 
+def test_json_output_names_a_refutation_when_one_ended_the_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from checkers.linearizability import wgl
+
+    path = write(tmp_path, "h.jsonl", jsonl(STALE_READ))
+    _, out, _ = run_cli(capsys, path, "--json")
+    assert json.loads(out)["refutation"] is None  # the search ended on its own
+    monkeypatch.setattr(wgl, "SLICE", 1)  # every search pauses at once: the refutation ends it
+    code, out, _ = run_cli(capsys, path, "--json")
+    refutation = json.loads(out)["refutation"]
+    assert code == 1
+    assert (refutation["failing_op"]["output"], refutation["failing_op"]["call_line"]) == (1, 5)
+    assert refutation["spoiled_by"]["input"] == 2
+    assert [o["input"] for o in refutation["repaired_too_early"]] == [1]
+
+
 def test_a_timeout_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = [{"process": p, "type": "invoke", "f": "write", "value": p} for p in range(20)]
     # completed writes: every order of them is tried (timed-out ones would be cheap now)

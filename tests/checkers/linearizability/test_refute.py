@@ -20,8 +20,8 @@ from checkers.linearizability import (
     with_initial,
 )
 from checkers.linearizability.history import Op, info, invoke, ok
-from checkers.linearizability.refute import refute
-from checkers.linearizability.wgl import _as_info, _useful_info, partition
+from checkers.linearizability.refute import refute, refute_by_count
+from checkers.linearizability.wgl import _as_info, _in_call_order, _useful_info, partition
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
 
@@ -42,6 +42,93 @@ def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(ca
         ids = {o.id for o in shown_by}
         relaxed = [o if o.id in ids else _as_info(o) for o in ops if o.id in ids or o.f not in model.read_only]
         assert brute_force_operations(model, relaxed) is False
+
+
+@settings(max_examples=300)
+@given(
+    _MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=5))),
+    st.sets(st.integers(0, 8), max_size=4),
+)
+def test_refuting_by_count_only_refutes_violations(case: tuple, relax: set[int]) -> None:
+    # relaxing some ops to unknown outcome makes the timed-out writes that count shows too few
+    name, history = case
+    model = MODELS[name]
+    for _key, ops in partition(model, pair(history)):
+        trial = [_as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
+        if refute_by_count(model, trial):
+            assert brute_force_operations(model, trial) is False
+
+
+@settings(max_examples=300)
+@given(
+    _MODELS.flatmap(lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=5))),
+    st.sets(st.integers(0, 8), max_size=5),
+)
+def test_a_trial_passed_in_call_order_is_linearizable(case: tuple, relax: set[int]) -> None:
+    name, history = case
+    model = MODELS[name]
+    for _key, ops in partition(model, pair(history)):
+        trial = [_as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
+        if _in_call_order(model, trial):
+            assert brute_force_operations(model, trial) is True
+
+
+def test_a_timed_out_write_placed_before_the_read_that_needs_it_passes_in_call_order() -> None:
+    history = (
+        invoke(9, "write", 3),
+        invoke(0, "write", 5), ok(0, "write", 5),
+        invoke(1, "read"), ok(1, "read", 3),
+        info(9, "write"),
+    )
+    assert _in_call_order(REGISTER, pair(history))
+    # called only after the read returned, it cannot be placed before it
+    late = (
+        invoke(0, "write", 5), ok(0, "write", 5),
+        invoke(1, "read"), ok(1, "read", 3),
+        invoke(9, "write", 3), info(9, "write"),
+    )
+    assert not _in_call_order(REGISTER, pair(late))
+
+
+def _read_twice_after_other_writes(timed_out_writes_of_3: int) -> tuple[Op, ...]:
+    """Two reads of 3, each after a write of another value that returned before the read was
+    called, and timed-out writes of 3 called before it all (etcd_099's shape)."""
+    timed_out: list[Op] = []
+    for p in range(timed_out_writes_of_3):
+        timed_out += [invoke(10 + p, "write", 3), info(10 + p, "write")]
+    return (
+        *timed_out,
+        invoke(0, "write", 4), ok(0, "write", 4),
+        invoke(1, "read"), ok(1, "read", 3),
+        invoke(2, "write", 1), ok(2, "write", 1),
+        invoke(3, "read"), ok(3, "read", 3),
+    )
+
+
+def test_two_stale_reads_and_one_timed_out_write_that_could_repair_either_are_refuted_by_count() -> None:
+    ops = pair(_read_twice_after_other_writes(1))
+    assert refute(REGISTER, ops) is None  # the timed-out write can repair each read alone
+    assert refute_by_count(REGISTER, ops)  # but not both: it takes effect at most once
+    assert check(REGISTER, _read_twice_after_other_writes(1)).valid is False
+
+
+def test_two_timed_out_writes_repair_both_reads_and_nothing_is_refuted() -> None:
+    ops = pair(_read_twice_after_other_writes(2))
+    assert not refute_by_count(REGISTER, ops)
+    assert check(REGISTER, _read_twice_after_other_writes(2)).valid is True
+
+
+def test_a_read_of_another_value_spoils_like_a_write() -> None:
+    # the read of 5 shows the state was 5 between the two reads of 3: two repairs needed
+    history = (
+        invoke(9, "write", 3), info(9, "write"),
+        invoke(0, "write", 5), ok(0, "write", 5),
+        invoke(1, "read"), ok(1, "read", 3),
+        invoke(2, "read"), ok(2, "read", 5),
+        invoke(3, "read"), ok(3, "read", 3),
+    )
+    assert refute_by_count(REGISTER, pair(history))
+    assert check(REGISTER, history).valid is False
 
 
 @settings(max_examples=200)
