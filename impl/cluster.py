@@ -157,7 +157,10 @@ class Cluster:
         self.rng = random.Random(seed)
         """The seed's RNG: generates the workloads, then (unless the scenario carries a decision
         list) draws every decision."""
-        self.decisions = Decisions(self.rng, scenario.decisions, record=record_decisions)
+        fallback = (random.Random(scenario.decision_seed) if scenario.decision_seed is not None
+                    and scenario.decisions is not None else None)
+        self.decisions = Decisions(self.rng, scenario.decisions, record=record_decisions,
+                                   fallback=fallback)
         self.clock = VirtualClock()
         self.queue = EventQueue(self.clock)
         self.trace = Trace(self.clock, keep=keep_trace)

@@ -145,3 +145,7 @@ class Scenario:
     """A decision list (impl/sim/decisions.py): when given, the run draws every decision from
     it (the default where it has none) instead of from the seed, which then only generates
     the workloads."""
+    decision_seed: int | None = None
+    """With a decision list: the seed of the RNG that draws the decisions the list has no entry
+    for (instead of their defaults). Schedule shrinking tries other schedules this way while
+    the workloads, generated from the run's seed, stay the same."""

@@ -33,7 +33,7 @@ from impl.sim.clock import ms_to_ns
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
         "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants",
-        "decisions"}
+        "decisions", "decision_seed"}
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
@@ -308,7 +308,8 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                                     mutants=_mutants(obj.get("mutants", []))),
                     clients=tuple(clients),
                     operations=tuple(operations), cancels=tuple(cancels),
-                    clock_skew=tuple(clock_skew), decisions=_decisions(obj))
+                    clock_skew=tuple(clock_skew), decisions=_decisions(obj),
+                    decision_seed=_decision_seed(obj))
 
 
 MAX_DECISIONS = 1_000_000
@@ -326,6 +327,18 @@ def _only(doc: dict[str, Any], where: str) -> tuple[int, ...] | None:
     if len(set(out)) != len(out):
         raise BadInput(f"{where}.only: an index is listed twice")
     return tuple(sorted(out))
+
+
+def _decision_seed(obj: dict[str, Any]) -> int | None:
+    """The optional `decision_seed` (docs/shrink.md): meaningful only with a decision list."""
+    if "decision_seed" not in obj:
+        return None
+    value = obj["decision_seed"]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise BadInput(f"decision_seed: expected an integer in [0, 2^63), got {value!r}")
+    if "decisions" not in obj:
+        raise BadInput("decision_seed: only with a decision list (\"decisions\")")
+    return value
 
 
 def _decisions(obj: dict[str, Any]) -> tuple[tuple[str, int, int], ...] | None:

@@ -13,7 +13,8 @@ Two modes:
   the calls the code made before decisions existed (a seed gives the run it always gave);
   with `record=True` every draw that took a non-default value is kept in `taken`.
 - **scripted** (`script` given): each draw takes the scripted value at its address, or the
-  default when the script has none; the RNG is not touched. Replaying `taken` of a seeded run
+  default when the script has none (or, with a `fallback` RNG — a scenario's
+  `decision_seed` — a draw from that RNG); the run's RNG is not touched. Replaying `taken` of a seeded run
   as a script gives that run again, byte for byte, and deleting entries from a script makes
   the run simpler: that is what schedule shrinking (campaign/shrink.py) does.
 """
@@ -29,8 +30,12 @@ Decision = tuple[str, int, int]
 
 class Decisions:
     def __init__(self, rng: random.Random, script: Iterable[Decision] | None = None, *,
-                 record: bool = False) -> None:
+                 record: bool = False, fallback: random.Random | None = None) -> None:
         self._rng = rng
+        # scripted mode: where the script has no entry, a draw from `fallback` (a scenario's
+        # `decision_seed`) instead of the default; what it draws is kept in `taken`, so the
+        # run replays from `taken` alone
+        self._fallback = fallback
         self._script: dict[tuple[str, int], int] | None = (
             None if script is None else {(k, i): v for k, i, v in script})
         self._record = record or script is not None
@@ -63,7 +68,13 @@ class Decisions:
         if self._script is None:
             value = sample(self._rng)
         else:
-            value = self._script.get((key, i), default)
+            scripted = self._script.get((key, i))
+            if scripted is not None:
+                value = scripted
+            elif self._fallback is not None:
+                value = sample(self._fallback)
+            else:
+                value = default
             if lo is not None and value < lo:
                 value = lo
             if hi is not None and value > hi:

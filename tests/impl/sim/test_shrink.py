@@ -87,6 +87,9 @@ def test_the_no_progress_barrier_counterexample_is_at_most_12_steps_and_events(
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
+    ("decision_seed", -1, "decision_seed"),
+    ("decision_seed", "7", "decision_seed"),
+    ("decision_seed", 2**63, "decision_seed"),
     ("decisions", [["delay n1>n2 Commit", -1, 5]], "decisions[0]"),
     ("decisions", [["k", 0, 1], ["k", 0, 2]], "appears twice"),
     ("decisions", {"k": 1}, "decisions"),
@@ -125,7 +128,8 @@ def test_one_bug_in_two_runs_is_one_cause_class(a: str, b: str) -> None:
 
 
 @pytest.mark.slow  # about a minute: a campaign per switch, then up to 400 shrinking runs each
-@pytest.mark.parametrize("name", ["submit-retry-new-entry-id", "paxos-ignores-accepted-value"])
+@pytest.mark.parametrize("name", ["submit-retry-new-entry-id", "paxos-ignores-accepted-value",
+                                  "catchup-trusts-lagging-peer"])
 def test_an_impl_switch_failure_shrinks_at_least_5x_in_steps_and_events(name: str) -> None:
     found, _ = campaign(name, 120.0, max_runs=200, shrink=False)
     assert found.detected and found.seed is not None and found.failure is not None
@@ -134,3 +138,27 @@ def test_an_impl_switch_failure_shrinks_at_least_5x_in_steps_and_events(name: st
     assert cause_class(outcome.cause) == cause_class(found.cause)
     assert after.steps * 5 <= before.steps and after.events * 5 <= before.events, (before, after)
     assert not checked("sim", small, found.seed, mutant=name).valid
+
+
+def test_a_decision_seed_draws_the_unscripted_decisions_and_the_recording_replays_alone() -> None:
+    # schedule shrinking's other schedules: decisions from `decision_seed`, the workloads from
+    # the run's seed; what the run took, as a plain decision list, gives the very same run
+    case = generate_case("sim", 3)
+    a = run_scenario(parse_scenario({**case, "decisions": [], "decision_seed": 11}), 3)
+    b = run_scenario(parse_scenario({**case, "decisions": [], "decision_seed": 12}), 3)
+    plain = run_scenario(parse_scenario({**case, "decisions": []}), 3)
+    assert len({a.trace_hash, b.trace_hash, plain.trace_hash}) == 3
+    recorded = run_scenario(parse_scenario({**case, "decisions": [], "decision_seed": 11}), 3,
+                            record_decisions=True)
+    again = run_scenario(parse_scenario({**case, "decisions": [list(d) for d in recorded.decisions]}), 3)
+    assert recorded.trace_hash == again.trace_hash == a.trace_hash
+
+
+def test_a_decision_seed_needs_a_decision_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = generate_case("sim", 1)
+    case.pop("decisions", None)
+    case["decision_seed"] = 1
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(case))
+    assert main(["simulate", str(path)]) == 2
+    assert "only with a decision list" in capsys.readouterr().err
