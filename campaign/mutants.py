@@ -307,6 +307,29 @@ def _min_token_bias(case: dict[str, Any]) -> dict[str, Any]:
     return case
 
 
+def _around_key(nodes: list[dict[str, Any]]) -> tuple[int, list[tuple[int, str]], int, list[str]]:
+    """The client key k0's token, the ring as sorted (token, owner) pairs, the index of the
+    first ring token at or after the key's, and the owners clockwise from there, each once
+    (SimpleStrategy: the first three are the key's replicas)."""
+    from impl.data.partitioner import token
+
+    key_token = token("k0")
+    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
+    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
+    owners: list[str] = []
+    for i in range(len(ring)):
+        owner = ring[(start + i) % len(ring)][1]
+        if owner not in owners:
+            owners.append(owner)
+    return key_token, ring, start, owners
+
+
+def _free_id(nodes: list[dict[str, Any]]) -> str:
+    """A name for a joining node that no node (nor token) of the topology has."""
+    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
+    return next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+
+
 def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     """The bias for a missing progress barrier (Cassandra's ProgressBarrier): a join whose
     coordinators *and* replicas on one side lag the CMS. A node joins with a token just above
@@ -323,23 +346,13 @@ def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     import json
     import random
 
-    from impl.data.partitioner import token
-
     case = copy.deepcopy(case)
     nodes = case["topology"]["nodes"]
     rng = random.Random(json.dumps(nodes, sort_keys=True))
-    key_token = token("k0")
-    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
-    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
-    owners: list[str] = []
-    for i in range(len(ring)):  # SimpleStrategy: the first three distinct owners clockwise
-        owner = ring[(start + i) % len(ring)][1]
-        if owner not in owners:
-            owners.append(owner)
+    key_token, _, _, owners = _around_key(nodes)
     a, kept, x = owners[:3]
     others = sorted(n["id"] for n in nodes if n["id"] not in (a, x))
-    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
-    joiner = next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+    joiner = _free_id(nodes)
     at = int(case["operations"][0]["at_ms"])
     case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
         "class": "SimpleStrategy", "replication_factor": 3}}]
@@ -395,18 +408,10 @@ def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False)
 
     from campaign.formats.scenario import parse_scenario
     from impl.cluster import run_scenario
-    from impl.data.partitioner import token
 
     case = copy.deepcopy(case)
     nodes = case["topology"]["nodes"]
-    key_token = token("k0")
-    ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
-    start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
-    owners: list[str] = []
-    for i in range(len(ring)):  # SimpleStrategy: the first three distinct owners clockwise
-        owner = ring[(start + i) % len(ring)][1]
-        if owner not in owners:
-            owners.append(owner)
+    key_token, ring, start, owners = _around_key(nodes)
     a, kept, x = owners[:3]
     # why far: a replica of a range the join locks would hold its barriers while cut off
     near = {ring[(start + i) % len(ring)][1] for i in range(-3, 4)}
@@ -417,8 +422,7 @@ def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False)
         return None
     c = far[-1]
     writers = [n for n in rest if n != c]
-    taken = {n["id"] for n in nodes} | {t for n in nodes for t in n["tokens"]}
-    joiner = next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
+    joiner = _free_id(nodes)
     at = int(case["operations"][0]["at_ms"])
     case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
         "class": "SimpleStrategy", "replication_factor": 3}}]

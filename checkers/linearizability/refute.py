@@ -32,6 +32,23 @@ linear on long parts whose values only grow (kv appends with no put: no op spoil
 Looking at fewer only finds fewer refutations, never a wrong one."""
 
 
+def _spoiler(j: Operation, need: Any, changers: list[tuple[int, Operation, Any]], calls: list[int],
+             leads: Callable[[Any, Any], bool], may_lead: Any) -> Operation | None:
+    """The latest-called op among the SCAN changers called before `j` that returned before `j`
+    was called and leaves a state not leading to `need` (a fixed result, or a dependent change
+    `may_lead` rules out), or None."""
+    i = bisect_left(calls, j.call) - 1
+    stop = max(-1, i - SCAN)
+    while i > stop:
+        _, p, result = changers[i]
+        i -= 1
+        if p.ret is None or p.ret >= j.call:
+            continue  # overlaps j: may come after it
+        if not (leads(result, need) if result is not None else may_lead(p, need)):
+            return p
+    return None
+
+
 def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation, ...] | None:
     """Ops of `ops` (one part) that cannot be linearized together, or None if none are found:
     the op `j` no linearization can reach first, then the op `p` that spoils its state, then
@@ -61,17 +78,7 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
-        spoiler = None
-        i = bisect_left(calls, j.call) - 1
-        stop = max(-1, i - SCAN)
-        while i > stop:
-            _, p, result = changers[i]
-            i -= 1
-            if p.ret is None or p.ret >= j.call:
-                continue  # overlaps j: may come after it
-            if not (leads(result, need) if result is not None else may_lead(p, need)):  # type: ignore[misc]
-                spoiler = p
-                break
+        spoiler = _spoiler(j, need, changers, calls, leads, may_lead)
         if spoiler is None:
             continue
         able = restarts.get(need)
@@ -131,16 +138,9 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
-        i = bisect_left(calls, j.call) - 1
-        stop = max(-1, i - SCAN)
-        while i > stop:
-            _, p, result = changers[i]
-            i -= 1
-            if p.ret is None or p.ret >= j.call:
-                continue
-            if not (leads(result, need) if result is not None else may_lead(p, need)):  # type: ignore[misc]
-                intervals.setdefault(need, []).append((p.call, j.ret, j))
-                break
+        p = _spoiler(j, need, changers, calls, leads, may_lead)
+        if p is not None:
+            intervals.setdefault(need, []).append((p.call, j.ret, j))
     for need, spans in intervals.items():
         if model.leads_to is None:  # only the ops producing the state itself repair it
             repairers = list(fixed.get(need, ()))
