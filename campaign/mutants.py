@@ -232,13 +232,15 @@ def _discovery_bias(case: dict[str, Any]) -> dict[str, Any]:
     discovered set changes once more just after the timeout. With the fix (CASSANDRA-19153) the
     third-lowest id keeps discovering for five unchanged rounds after that change, meets the
     lowest id's CMS after the heal and stops; without the reset it stops at 3.6 s, believes it
-    is the lowest, and initializes a second CMS."""
+    is the lowest, and initializes a second CMS.
+
+    The generated workload (schema changes, clients, operations) stays: a new cluster is
+    started to be used, and what the run does once it has a CMS is the shrinker's to remove
+    (it did not when this shape dropped it: a 3-step case has nothing to shrink)."""
     import copy
 
     case = copy.deepcopy(case)
     ids = sorted(n["id"] for n in case["topology"]["nodes"])
-    for key in ("clients", "operations", "cancels", "submissions", "workloads"):
-        case.pop(key, None)
     case["cms"] = {"size": 0}
     case["initialize"] = {"at_ms": 0, "discovery": {"seeds": [ids[0], ids[2]], "rounds": 5,
                                                     "timeout_ms": 2_000}}
@@ -246,7 +248,6 @@ def _discovery_bias(case: dict[str, Any]) -> dict[str, Any]:
     faults.update({"loss": 0.0, "duplicate": 0.0, "reorder": 0.0,
                    "partitions": [{"groups": [ids[:2], ids[2:]], "start_ms": 0, "heal_ms": 3_800}],
                    "crashes": [{"node": ids[-1], "at_ms": 0, "restart_ms": 2_100}]})
-    case.setdefault("settings", {})["end_time_ms"] = 30_000
     return case
 
 

@@ -173,6 +173,26 @@ def test_each_switch_is_detected_within_a_minute(name):
         assert (d.cause or "").startswith("liveness:")
 
 
+def _five_fold(name: str) -> None:
+    d, _ = campaign(name, 60.0, first_seed=DETECTING_SEED.get(name, 1))
+    assert d.detected and d.size and d.shrunk_size is not None and d.events is not None
+    assert d.shrunk_size * 5 <= d.size, f"{name}: steps {d.size}->{d.shrunk_size}"
+    assert (d.shrunk_events or 0) * 5 <= d.events, f"{name}: events {d.events}->{d.shrunk_events}"
+
+
+@pytest.mark.slow
+def test_a_discovery_failure_shrinks_five_fold_in_steps_and_events():
+    # its shape keeps the generated workload a new cluster serves once it has a CMS: the
+    # shrinker must take that away again, down to the initialization and the cuts
+    _five_fold("discovery-never-resets-unchanged-rounds")
+
+
+@pytest.mark.mutants  # about 4 minutes: the "shrink at least 5x each" for every sim switch
+@pytest.mark.parametrize("name", [n for n in NAMES if BY_NAME[n].focus != "refine"])
+def test_each_sim_switch_failure_shrinks_five_fold(name):
+    _five_fold(name)
+
+
 CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms", "cms-reconfig-chooses-down-nodes",
             "reject-create-table", "locked-ranges-miss-wraparound", "removenode-nothing-to-stream-hangs",
             "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
