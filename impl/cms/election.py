@@ -69,12 +69,14 @@ class Election:
         node = self._node
         mismatched = sorted(p for p, ok in self._acks.items() if not ok)
         missing = sorted(p for p in self._peers if p not in self._acks)
+        # Election.initiate throws on these before anything is committed: the metadata (and
+        # its gates) never sees the INITIALIZE_CMS, so this is an abort, not a rejection
         if mismatched:
             self._fail(f"Got mismatching cluster metadatas. Check logs on peers "
-                       f"([{', '.join(mismatched)}])")
+                       f"([{', '.join(mismatched)}])", aborted=True)
             return
         if missing:
-            self._fail(f"Did not get response from {', '.join(missing)}")
+            self._fail(f"Did not get response from {', '.join(missing)}", aborted=True)
             return
         result = node.executor.validate(node.log.metadata, self._transformation)
         reason = rejection_reason(result)
@@ -89,13 +91,14 @@ class Election:
         node.history.record(self._process, "ok", self._value(epoch=entry.epoch), node.id)
         node.reconfiguration.poll()
 
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str, *, aborted: bool = False) -> None:
         node = self._node
         self.outcome = reason
-        node.counters["rejections"] += 1
+        node.counters["election_aborts" if aborted else "rejections"] += 1
         node.trace.event("reject", node.id, "-", f"INITIALIZE_CMS {reason}")
+        extra = {"aborted": True} if aborted else {}
         node.history.record(self._process, "fail",
-                            self._value(rejection=reason, epoch=node.log.applied), node.id)
+                            self._value(rejection=reason, epoch=node.log.applied, **extra), node.id)
 
     def crash(self) -> None:
         """The initiator crashed before deciding: the outcome is unknown."""

@@ -88,3 +88,31 @@ def test_twenty_nodes_racing_1000_submissions_agree_with_the_spec(seed: int) -> 
     assert result.counter("rejections") > 300
     verdict = judge(scenario, result)
     assert verdict.valid, verdict.summary()
+
+
+def _gossip_era(**initialize: object) -> dict[str, object]:
+    nodes = [{"id": f"n{i}", "dc": "dc1", "rack": "r1", "tokens": [i * 100]} for i in range(1, 5)]
+    return {"topology": {"nodes": nodes, "keyspaces": [
+                {"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 3}}]},
+            "cms": {"size": 0}, "initialize": {"initiator": "n1", "at_ms": 100, **initialize},
+            "settings": {"end_time_ms": 20_000}}
+
+
+def test_an_election_aborted_before_the_metadata_is_not_a_rejection_to_justify() -> None:
+    # Election.initiate throws on a silent peer or a mismatching view before anything is
+    # committed: the INITIALIZE_CMS gates never ran, so the log checker has nothing to justify
+    silent = {**_gossip_era(), "faults": {"crashes": [{"node": "n4", "at_ms": 0}]}}
+    nodes = silent["topology"]["nodes"]  # type: ignore[index]
+    other = {"nodes": [dict(n, rack="r9") if n["id"] == "n3" else n for n in nodes],
+             "keyspaces": silent["topology"]["keyspaces"]}  # type: ignore[index]
+    for doc in (silent, _gossip_era(views={"n3": other})):
+        sc = parse_scenario(doc)
+        result = run_scenario(sc, 1)
+        assert result.final_epoch == 0 and result.counter("election_aborts") == 1
+        verdict = judge(sc, result)
+        assert verdict.valid, verdict.summary()
+    # a gate's rejection (INITIALIZE_CMS executed against the metadata) is still justified
+    # against the spec: a doctored reason would not be
+    sc = parse_scenario(_gossip_era(versions={"n2": "5.0.2"}))
+    result = run_scenario(sc, 1)
+    assert result.counter("rejections") == 1 and judge(sc, result).valid
