@@ -21,6 +21,7 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.log_fast import check_log, commit_outcome
 from checkers.linearizability.verdict import PartitionResult
 
@@ -78,6 +79,10 @@ class SequentialModel:
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
       also out of reach when the state cannot lead to it and no op left produces one that can.
+    - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (all its
+      ops, once each, in order), or None. The checker validates it (real time, and every
+      output by `step`) and searches when there is none or it fails: a wrong guess costs time,
+      never a verdict (kv's: `kv_fast.propose`, exact when written values are unique).
     """
 
     name: str
@@ -96,6 +101,7 @@ class SequentialModel:
     leads_to: Callable[[Any, Any], bool] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
+    witness: Callable[[Sequence[Operation], Any], list[Operation] | None] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -310,6 +316,7 @@ KV = SequentialModel(
     leads_to=_kv_leads_to,
     effect_needs=_effect_needs,
     may_lead=_kv_may_lead,
+    witness=propose,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 
