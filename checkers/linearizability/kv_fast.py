@@ -49,9 +49,10 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
     if type(init) is not tuple or len(init) != 1:
         return None
     init_value = init[0]
+    n_ops = len(ops)
     puts: dict[Any, int] = {}  # value -> its put
     suffixes: dict[str, int] = {}  # suffix -> its append
-    more: dict[Any, list[int]] = {}  # a value or suffix written again -> the other ops
+    more: dict[Any, list[int]] = {}  # a suffix, or (a put's value,), written again -> the others
     gets: list[int] = []
     free: list[int] = []  # gets of unknown output, and writes no get observes
     latest_call = -1
@@ -73,7 +74,7 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
             elif f in _PUTS:
                 v = o.input
                 if puts.setdefault(v, j) != j:
-                    more.setdefault((v,), []).append(j)  # (a put's value, apart from suffixes)
+                    more.setdefault((v,), []).append(j)
             else:
                 return None
             if o.call < latest_call:
@@ -81,174 +82,207 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
             latest_call = o.call
     except TypeError:  # an unhashable value
         return None
-    if suffixes and not all(v is None or type(v) is str for v in (init_value, *puts)):
+    strings = bool(suffixes)
+    if strings and not all(v is None or type(v) is str for v in (init_value, *puts)):
         return None  # appends make strings of states: keep to strings (and null, as "")
     if not in_call_order:
         gets.sort(key=lambda g: ops[g].call)
     lengths = sorted({len(s) for s in suffixes})
-    settled: dict[Any, int] = {}  # a value only one op (or the initial state) can leave -> it
-    result: dict[int, Any] = {}  # an observed append -> the state it leaves
-    succ: dict[int, int] = {}  # a write (or _INIT) -> the append right after it
-    readers: dict[int, list[int]] = {}  # a write (or _INIT) -> the gets of the state it leaves
+    placed = [False] * n_ops
 
-    def writer(value: Any, after_append: bool, deadline: float) -> int | None:
-        """The op (or _INIT) that left `value`: of those that can, the one called last before
-        `deadline`. After an append's suffix is taken off, "" stands for null too."""
-        candidates: list[int] = []
-        if value == init_value or (after_append and value == "" and init_value is None):
-            candidates.append(_INIT)
-        w = puts.get(value)
-        if w is not None:
-            candidates.append(w)
-            if more:
-                candidates += more.get((value,), ())
-        if after_append and value == "":
-            w = puts.get(None)
-            if w is not None:
-                candidates.append(w)
-                candidates += more.get((None,), ())
-        if type(value) is str and value:
-            n = len(value)
-            for length in lengths:
-                if length > n:
-                    break
-                end = value[n - length :]
-                w = suffixes.get(end)
-                if w is not None:
-                    candidates.append(w)
-                    if more:
-                        candidates += more.get(end, ())
-        if len(candidates) == 1:
-            w = candidates[0]
-            if value or not after_append:
-                settled[value] = w  # (as a get's value, "" is not null)
-            if w >= 0 and (ops[w].call > deadline or result.get(w, value) != value):
-                return None
-            return w
-        best: int | None = None
-        best_call: float = -2
-        for w in candidates:
-            if w < 0:
-                c: float = -1
-            else:
-                c = ops[w].call
-                if result.get(w, value) != value:
-                    continue
-            if best_call < c <= deadline:
+    # Blocks, as found: block b starts with heads[b] (a put, or _INIT), then the appends
+    # tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the head),
+    # ends[b] maps the length of that state to k (strings), and tips[b] is the longest state
+    # read in it so far. `seen` maps a value read to its block and place.
+    heads = [_INIT]
+    tips: list[Any] = ["" if init_value is None and strings else init_value]
+    tokens: list[list[int]] = [[]]
+    readers: list[list[list[int]]] = [[[]]]
+    ends: list[dict[int, int]] = [{len(tips[0]): 0} if strings else {}]
+    seen: dict[Any, tuple[int, int]] = {}
+    try:
+        seen[init_value] = (0, 0)
+    except TypeError:
+        return None
+    head_of: dict[int, int] = {}  # a put heading a block -> the block
+
+    def pick(first: int, kin: list[int], deadline: float) -> int:
+        """Of alike writes, the one not placed yet called last before `deadline` (or -1)."""
+        best, best_call = -1, -1
+        for w in (first, *kin):
+            c = ops[w].call
+            if not placed[w] and best_call < c <= deadline:
                 best, best_call = w, c
         return best
 
-    try:
-        for g in gets:
-            o = ops[g]
-            value = o.output
-            deadline = o.ret
-            assert deadline is not None
-            w = settled.get(value)
-            if w is None:
-                w = writer(value, False, deadline)
-                if w is None:
-                    return None
-            elif w >= 0 and ops[w].call > deadline:
-                return None
-            seen = readers.get(w)
-            if seen is None:
-                readers[w] = [g]
-            else:
-                seen.append(g)
-            # the appends behind it, back to a put or the initial state
-            while w >= 0:
-                o = ops[w]
-                if o.f != "append":
-                    break
-                known = result.get(w)
-                if known is not None:
-                    if known != value:
-                        return None  # one append leaving two states
-                    break
-                result[w] = value
-                if o.ret is not None and o.ret < deadline:
-                    deadline = o.ret
-                value = value[: len(value) - len(o.input)]
-                p = settled.get(value) if value else None
-                if p is None:
-                    p = writer(value, True, deadline)
-                    if p is None:
-                        return None
-                elif p >= 0 and ops[p].call > deadline:
-                    return None
-                if succ.setdefault(p, w) != w:
-                    return None  # two appends right after one write
-                w = p
-    except TypeError:  # an unhashable value
-        return None
+    def open_block(p: int, tip: Any) -> int:
+        placed[p] = True
+        heads.append(p)
+        tips.append(tip)
+        tokens.append([])
+        readers.append([[]])
+        ends.append({len(tip): 0} if strings else {})
+        b = head_of[p] = len(heads) - 1
+        return b
 
-    # The blocks (first the initial state's), each op placed as early as it can be: a block
-    # none can be is not part of any linearization (for unique values: the search decides).
+    def extend(b: int, value: str, at: int, deadline: float) -> int:
+        """Parse value[at:] into appends after block b's tip; the place reached, or -1."""
+        end = len(value)
+        new: list[int] = []
+        marks: list[int] = []
+        while at < end:
+            for length in lengths:
+                s = value[at : at + length]
+                w = suffixes.get(s)
+                if w is not None:
+                    break
+            else:
+                w = -1
+            if w >= 0 and (placed[w] or ops[w].call > deadline or more and s in more):
+                w = pick(w, more.get(s, []), deadline)
+            if w < 0:
+                for w in new:
+                    placed[w] = False
+                return -1
+            placed[w] = True
+            new.append(w)
+            at += length
+            marks.append(at)
+        line, reach, got = tokens[b], ends[b], readers[b]
+        for w, at in zip(new, marks, strict=True):
+            line.append(w)
+            got.append([])
+            reach[at] = len(line)
+        tips[b] = value
+        return len(line)
+
+    for g in gets:
+        o = ops[g]
+        value = o.output
+        deadline = o.ret
+        assert deadline is not None
+        try:
+            hit = seen.get(value)
+        except TypeError:
+            return None
+        if hit is not None:
+            b, k = hit
+            if puts:
+                p = puts.get(value)
+                if p is not None and heads[b] != p:
+                    # the value of a put too: the write called last before the get left it
+                    kin = more.get((value,))
+                    if kin is not None:
+                        p = max((w for w in (p, *kin) if ops[w].call <= deadline), default=-1, key=lambda w: ops[w].call)
+                    writer = heads[b] if k == 0 else tokens[b][k - 1]
+                    if p >= 0 and p != writer and ops[p].call > (-1 if writer < 0 else ops[writer].call):
+                        b = head_of[p] if p in head_of else open_block(p, value)
+                        k = 0
+                        seen[value] = (b, 0)
+            readers[b][k].append(g)
+            continue
+        found = False
+        if strings and type(value) is str:
+            # a block whose tip it extends (the longest tip; the later block on a tie), or
+            # one with a state it reads
+            size = len(value)
+            best, best_size = -1, -1
+            for b, tip in enumerate(tips):
+                t = len(tip)
+                if best_size <= t < size and value.startswith(tip):
+                    best, best_size = b, t
+            if best >= 0:
+                k = extend(best, value, best_size, deadline)
+                if k >= 0:
+                    readers[best][k].append(g)
+                    seen[value] = (best, k)
+                    continue
+            for b, tip in enumerate(tips):
+                if len(tip) > size and tip.startswith(value):
+                    k = ends[b].get(size, -1)
+                    if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
+                        readers[b][k].append(g)
+                        seen[value] = (b, k)
+                        found = True
+                        break
+            if found:
+                continue
+            # a new block: a put's value, then appends
+            end = size
+            while True:
+                p = puts.get(value[:end])
+                if p is not None:
+                    kin = more.get((value[:end],))
+                    if kin is not None or placed[p]:
+                        p = pick(p, kin or [], deadline)
+                    if p >= 0:
+                        break
+                for length in lengths:
+                    if length <= end and value[end - length : end] in suffixes:
+                        end -= length
+                        break
+                else:
+                    return None
+                if not end:
+                    return None
+            b = open_block(p, value[:end])
+            k = extend(b, value, end, deadline)
+            if k < 0:
+                return None
+            readers[b][k].append(g)
+            seen[value] = (b, k)
+            continue
+        p = puts.get(value)
+        if p is None:
+            return None
+        kin = more.get((value,))
+        if kin is not None or placed[p]:
+            p = pick(p, kin or [], deadline)
+            if p < 0:
+                return None
+        b = open_block(p, value)
+        readers[b][0].append(g)
+        seen[value] = (b, 0)
+
+    # The blocks as units (the initial state's first), with their latest call and earliest
+    # return; then the writes no get observed, each a unit of its own.
     units: list[tuple[float, float, list[Operation]]] = []
     first: list[Operation] = []
-    heads = [_INIT]
-    for v, w in puts.items():
-        if w in succ or w in readers:
-            heads.append(w)
-        elif (v,) not in more:
-            free.append(w)
-        for w in more.get((v,), ()):
-            (heads if w in succ or w in readers else free).append(w)
-    for s, w in suffixes.items():
-        if w not in result:
-            free.append(w)
-        for w in more.get(s, ()):
-            if w not in result:
-                free.append(w)
-    for head in heads:
+    for b, head in enumerate(heads):
         block: list[Operation] = []
-        point: float = -1  # the latest call so far: where the next op can be at the earliest
+        latest: float = -1
         earliest: float = _INF
-        w = head
-        if w >= 0:
-            o = ops[w]
+        if head >= 0:
+            o = ops[head]
             block.append(o)
-            point = o.call
+            latest = o.call
             if o.ret is not None:
                 earliest = o.ret
-        while True:
-            seen = readers.get(w)
-            if seen is not None:
-                after = point
-                for g in seen:
-                    o = ops[g]
-                    block.append(o)
-                    ret = o.ret
-                    assert ret is not None
-                    if o.call > point:
-                        if o.call > ret:
-                            return None
-                        if o.call > after:
-                            after = o.call
-                    elif point > ret:
-                        return None
-                    if ret < earliest:
-                        earliest = ret
-                point = after
-            w = succ.get(w, -2)
-            if w == -2:
-                break
-            o = ops[w]
-            block.append(o)
-            if o.call > point:
-                point = o.call
-            if o.ret is not None:
-                if point > o.ret:
-                    return None
-                if o.ret < earliest:
+        got = readers[b]
+        for k, w in enumerate((-1, *tokens[b])):
+            if w >= 0:
+                o = ops[w]
+                block.append(o)
+                if o.call > latest:
+                    latest = o.call
+                if o.ret is not None and o.ret < earliest:
                     earliest = o.ret
-        if head == _INIT:
-            first = block
+            for g in got[k]:
+                o = ops[g]
+                block.append(o)
+                if o.call > latest:
+                    latest = o.call
+                if o.ret < earliest:  # type: ignore[operator]
+                    earliest = o.ret  # type: ignore[assignment]
+        if b:
+            units.append((latest, earliest, block))
         else:
-            units.append((point, earliest, block))
-    for w in free:
-        o = ops[w]
+            first = block
+    for j, o in enumerate(ops):
+        if not placed[j] and o.f not in _READS:
+            free.append(j)
+    for j in free:
+        o = ops[j]
         units.append((o.call, _INF if o.ret is None or o.f in _READS else o.ret, [o]))
 
     # The order of the units, from the back: while some unit's `d` reaches the largest `c`
