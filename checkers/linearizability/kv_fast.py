@@ -34,6 +34,8 @@ op can have produced.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any
 
 from checkers.linearizability.history import Operation
@@ -42,85 +44,104 @@ _READS = frozenset({"get", "read"})
 _PUTS = frozenset({"put", "write"})
 _INF = float("inf")
 _INIT = -1  # the writer of the initial state
+_CALL = attrgetter("call")
+_RET = attrgetter("ret")
 
 
-def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
-    """A candidate linearization of one part (all its ops, once each), or None."""
+def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
+    """A candidate linearization of one part: the positions in `ops` of all its ops, once
+    each, in order; or None."""
     if type(init) is not tuple or len(init) != 1:
         return None
     init_value = init[0]
     n_ops = len(ops)
-    puts: dict[Any, int] = {}  # value -> its put
-    suffixes: dict[str, int] = {}  # suffix -> its append
-    more: dict[Any, list[int]] = {}  # a suffix, or (a put's value,), written again -> the others
-    gets: list[int] = []
-    free: list[int] = []  # gets of unknown output, and writes no get observes
-    latest_call = -1
-    in_call_order = True
+    puts: dict[Any, int] = {}  # value -> its put (op index)
+    suffixes: dict[str, int] = {}  # suffix -> its append (suffixes appended once)
+    again: dict[str, list[int]] = {}  # a suffix appended more than once -> all its appends
+    more: dict[Any, list[int]] = {}  # a value put more than once -> all its puts
+    reads: dict[Any, list[int]] = {}  # value -> the gets that returned it
+    placed = [False] * n_ops  # in a block (ok gets from the start)
+    strings = True  # every put's value a string, or null
     try:
         for j, o in enumerate(ops):
             f = o.f
-            if f in _READS:
-                if o.ret is None:
-                    free.append(j)
-                else:
-                    gets.append(j)
-            elif f == "append":
+            if f == "append":
                 s = o.input
-                if type(s) is not str or not s:
-                    return None
-                if suffixes.setdefault(s, j) != j:
-                    more.setdefault(s, []).append(j)
+                if s in suffixes:
+                    again.setdefault(s, [suffixes[s]]).append(j)
+                else:
+                    suffixes[s] = j
+            elif f in _READS:
+                if o.ret is not None:
+                    placed[j] = True
+                    reads.setdefault(o.output, []).append(j)
             elif f in _PUTS:
                 v = o.input
-                if puts.setdefault(v, j) != j:
-                    more.setdefault((v,), []).append(j)
+                if v in puts:
+                    more.setdefault(v, [puts[v]]).append(j)
+                else:
+                    puts[v] = j
+                if type(v) is not str and v is not None:
+                    strings = False
             else:
                 return None
-            if o.call < latest_call:
-                in_call_order = False
-            latest_call = o.call
     except TypeError:  # an unhashable value
         return None
-    strings = bool(suffixes)
-    if strings and not all(v is None or type(v) is str for v in (init_value, *puts)):
+    if not suffixes:
+        strings = False
+    elif not strings or not (init_value is None or type(init_value) is str):
         return None  # appends make strings of states: keep to strings (and null, as "")
-    if not in_call_order:
-        gets.sort(key=lambda g: ops[g].call)
-    lengths = sorted({len(s) for s in suffixes})
-    placed = [False] * n_ops
+    elif "" in suffixes or set(map(type, suffixes)) != {str}:
+        return None
+    for s in again:
+        del suffixes[s]  # (an append of a suffix appended again is looked up in `again`)
+    usual = len(next(iter(suffixes or again))) if strings else 0  # Porcupine's: "x 1 2 y"
+    lengths: list[int] = []  # every suffix length, `usual` first (when first needed)
 
-    # Blocks, as found: block b starts with heads[b] (a put, or _INIT), then the appends
-    # tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the head),
-    # ends[b] maps the length of that state to k (strings), and tips[b] is the longest state
-    # read in it so far. `seen` maps a value read to its block and place.
+    def all_lengths() -> list[int]:
+        if not lengths:
+            lengths.extend(sorted(set(map(len, suffixes)).union(map(len, again)), key=usual.__ne__))
+        return lengths
+
+    # Blocks, as found: block b starts with heads[b] (a put's index, or _INIT), then the
+    # appends tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the
+    # head), ends[b] maps the length of that state to k (string states), and tips[b] is the
+    # longest state read in it so far.
     heads = [_INIT]
     tips: list[Any] = ["" if init_value is None and strings else init_value]
     tokens: list[list[int]] = [[]]
-    readers: list[list[list[int]]] = [[[]]]
+    readers: list[dict[int, list[int]]] = [{}]
     ends: list[dict[int, int]] = [{len(tips[0]): 0} if strings else {}]
-    seen: dict[Any, tuple[int, int]] = {}
-    try:
-        seen[init_value] = (0, 0)
-    except TypeError:
-        return None
     head_of: dict[int, int] = {}  # a put heading a block -> the block
+    find = suffixes.get
 
-    def pick(first: int, kin: list[int], deadline: float) -> int:
+    def pick(kin: list[int], deadline: float) -> int:
         """Of alike writes, the one not placed yet called last before `deadline` (or -1)."""
         best, best_call = -1, -1
-        for w in (first, *kin):
+        for w in kin:
             c = ops[w].call
             if not placed[w] and best_call < c <= deadline:
                 best, best_call = w, c
         return best
+
+    def token(value: str, at: int, deadline: float) -> tuple[int, int]:
+        """The append whose suffix starts at value[at:], and the suffix's length; (-1, 0)."""
+        for length in lengths or all_lengths():
+            s = value[at : at + length]
+            w = find(s, -1)
+            if w >= 0:
+                return (w, length) if not placed[w] and ops[w].call <= deadline else (-1, 0)
+            kin = again.get(s)
+            if kin is not None:
+                return pick(kin, deadline), length
+        return -1, 0
 
     def open_block(p: int, tip: Any) -> int:
         placed[p] = True
         heads.append(p)
         tips.append(tip)
         tokens.append([])
-        readers.append([[]])
+        readers.append({})
         ends.append({len(tip): 0} if strings else {})
         b = head_of[p] = len(heads) - 1
         return b
@@ -128,169 +149,171 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
     def extend(b: int, value: str, at: int, deadline: float) -> int:
         """Parse value[at:] into appends after block b's tip; the place reached, or -1."""
         end = len(value)
-        new: list[int] = []
-        marks: list[int] = []
+        line, reach = tokens[b], ends[b]
+        start = len(line)
         while at < end:
-            for length in lengths:
-                s = value[at : at + length]
-                w = suffixes.get(s)
-                if w is not None:
-                    break
-            else:
-                w = -1
-            if w >= 0 and (placed[w] or ops[w].call > deadline or more and s in more):
-                w = pick(w, more.get(s, []), deadline)
-            if w < 0:
-                for w in new:
-                    placed[w] = False
-                return -1
+            w = find(value[at : at + usual], -1)
+            length = usual
+            if w < 0 or ops[w].call > deadline:
+                w, length = token(value, at, deadline)
+                if w < 0:  # undo
+                    for w in line[start:]:
+                        placed[w] = False
+                    del line[start:]
+                    tip = len(tips[b])
+                    for at in [at for at in reach if at > tip]:
+                        del reach[at]
+                    return -1
             placed[w] = True
-            new.append(w)
-            at += length
-            marks.append(at)
-        line, reach, got = tokens[b], ends[b], readers[b]
-        for w, at in zip(new, marks, strict=True):
             line.append(w)
-            got.append([])
+            at += length
             reach[at] = len(line)
         tips[b] = value
         return len(line)
 
-    for g in gets:
-        o = ops[g]
-        value = o.output
-        deadline = o.ret
-        assert deadline is not None
-        try:
-            hit = seen.get(value)
-        except TypeError:
-            return None
-        if hit is not None:
-            b, k = hit
-            if puts:
-                p = puts.get(value)
-                if p is not None and heads[b] != p:
-                    # the value of a put too: the write called last before the get left it
-                    kin = more.get((value,))
-                    if kin is not None:
-                        p = max((w for w in (p, *kin) if ops[w].call <= deadline), default=-1, key=lambda w: ops[w].call)
-                    writer = heads[b] if k == 0 else tokens[b][k - 1]
-                    if p >= 0 and p != writer and ops[p].call > (-1 if writer < 0 else ops[writer].call):
+    def locate(value: Any, deadline: float) -> tuple[int, int]:
+        """Block and place of the state `value`, found among or added to the blocks; or
+        (-1, -1). Tried in turn: the block of the last value read, if the value extends its
+        tip; the block whose tip it extends (the longest tip, the later block on a tie); a
+        block with a state it reads; a new block: a put's value, then appends."""
+        if value == init_value:
+            return 0, 0
+        if not strings or type(value) is not str:
+            return -1, -1
+        size = len(value)
+        b = last
+        tip = tips[b]
+        if len(tip) < size and value.startswith(tip):
+            k = extend(b, value, len(tip), deadline)
+            if k >= 0:
+                return b, k
+        b, best = -1, -1
+        for c, tip in enumerate(tips):
+            t = len(tip)
+            if best <= t < size and value.startswith(tip):
+                b, best = c, t
+        if b >= 0 and b != last:
+            k = extend(b, value, best, deadline)
+            if k >= 0:
+                return b, k
+        for b, tip in enumerate(tips):
+            if len(tip) > size and tip.startswith(value):
+                k = ends[b].get(size, -1)
+                if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
+                    return b, k
+        end = size
+        while True:
+            p = puts.get(value[:end], -1)
+            if p >= 0:
+                kin = more.get(value[:end])
+                if kin is not None:
+                    p = pick(kin, deadline)
+                elif placed[p] or ops[p].call > deadline:
+                    p = -1
+                if p >= 0:
+                    break
+            for length in lengths or all_lengths():
+                if length <= end and (value[end - length : end] in suffixes or value[end - length : end] in again):
+                    end -= length
+                    break
+            else:
+                return -1, -1
+            if not end:
+                return -1, -1
+        b = open_block(p, value[:end])
+        k = extend(b, value, end, deadline)
+        return (b, k) if k >= 0 else (-1, -1)
+
+    last = 0  # the block of the last value placed
+    try:
+        for value, group in reads.items():
+            if value in puts:
+                # a put's value: the put called last before each get returned left it, or
+                # else the state of that value in a block
+                for g in group:
+                    o = ops[g]
+                    kin = more.get(value)
+                    p = pick(kin, o.ret) if kin is not None else puts[value]  # type: ignore[arg-type]
+                    if p >= 0 and (ops[p].call > o.ret or placed[p] and p not in head_of):  # type: ignore[operator]
+                        p = -1
+                    if p >= 0:
                         b = head_of[p] if p in head_of else open_block(p, value)
                         k = 0
-                        seen[value] = (b, 0)
-            readers[b][k].append(g)
-            continue
-        found = False
-        if strings and type(value) is str:
-            # a block whose tip it extends (the longest tip; the later block on a tie), or
-            # one with a state it reads
-            size = len(value)
-            best, best_size = -1, -1
-            for b, tip in enumerate(tips):
-                t = len(tip)
-                if best_size <= t < size and value.startswith(tip):
-                    best, best_size = b, t
-            if best >= 0:
-                k = extend(best, value, best_size, deadline)
-                if k >= 0:
-                    readers[best][k].append(g)
-                    seen[value] = (best, k)
-                    continue
-            for b, tip in enumerate(tips):
-                if len(tip) > size and tip.startswith(value):
-                    k = ends[b].get(size, -1)
-                    if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
-                        readers[b][k].append(g)
-                        seen[value] = (b, k)
-                        found = True
-                        break
-            if found:
+                    else:
+                        b, k = locate(value, o.ret)  # type: ignore[arg-type]
+                        if b < 0:
+                            return None
+                    line = tokens[b]
+                    if k < len(line):
+                        ret = ops[line[k]].ret
+                        if ret is not None and ret < o.call:
+                            return None  # read after the next write returned: a stale read
+                    readers[b].setdefault(k, []).append(g)
+                    last = b
                 continue
-            # a new block: a put's value, then appends
-            end = size
-            while True:
-                p = puts.get(value[:end])
-                if p is not None:
-                    kin = more.get((value[:end],))
-                    if kin is not None or placed[p]:
-                        p = pick(p, kin or [], deadline)
-                    if p >= 0:
-                        break
-                for length in lengths:
-                    if length <= end and value[end - length : end] in suffixes:
-                        end -= length
-                        break
-                else:
-                    return None
-                if not end:
-                    return None
-            b = open_block(p, value[:end])
-            k = extend(b, value, end, deadline)
-            if k < 0:
+            # the gets of one value read one state: they must see it before any of them
+            # returns (`deadline`), and after the last of them is called (`called`)
+            if len(group) == 1:
+                o = ops[group[0]]
+                deadline, called = o.ret, o.call
+            else:
+                members = list(map(ops.__getitem__, group))
+                deadline = min(map(_RET, members))
+                called = members[-1].call
+            b, k = locate(value, deadline)  # type: ignore[arg-type]
+            if b < 0:
                 return None
-            readers[b][k].append(g)
-            seen[value] = (b, k)
-            continue
-        p = puts.get(value)
-        if p is None:
-            return None
-        kin = more.get((value,))
-        if kin is not None or placed[p]:
-            p = pick(p, kin or [], deadline)
-            if p < 0:
-                return None
-        b = open_block(p, value)
-        readers[b][0].append(g)
-        seen[value] = (b, 0)
+            line = tokens[b]
+            if k < len(line):
+                ret = ops[line[k]].ret
+                if ret is not None and ret < called:
+                    return None  # read after the next write returned: a stale read
+            got = readers[b]
+            if k in got:
+                got[k] += group
+            else:
+                got[k] = group
+            last = b
+    except TypeError:  # an unhashable value
+        return None
 
-    # The blocks as units (the initial state's first), with their latest call and earliest
-    # return; then the writes no get observed, each a unit of its own.
-    units: list[tuple[float, float, list[Operation]]] = []
-    first: list[Operation] = []
+    # The blocks as units (the initial state's first), then the writes no get observed and
+    # the gets of unknown output, each a unit of its own, with the latest call (`c`) and the
+    # earliest return (`d`) of their ops.
+    c: list[float] = []
+    d: list[float] = []
+    units: list[list[int]] = []
+    first: list[int] = []
     for b, head in enumerate(heads):
-        block: list[Operation] = []
-        latest: float = -1
-        earliest: float = _INF
-        if head >= 0:
-            o = ops[head]
-            block.append(o)
-            latest = o.call
-            if o.ret is not None:
-                earliest = o.ret
         got = readers[b]
-        for k, w in enumerate((-1, *tokens[b])):
-            if w >= 0:
-                o = ops[w]
-                block.append(o)
-                if o.call > latest:
-                    latest = o.call
-                if o.ret is not None and o.ret < earliest:
-                    earliest = o.ret
-            for g in got[k]:
-                o = ops[g]
-                block.append(o)
-                if o.call > latest:
-                    latest = o.call
-                if o.ret < earliest:  # type: ignore[operator]
-                    earliest = o.ret  # type: ignore[assignment]
+        line = tokens[b]
+        block = [] if head < 0 else [head]
+        at = 0
+        for k in sorted(got):
+            block += line[at:k]
+            block += got[k]
+            at = k
+        block += line[at:]
         if b:
-            units.append((latest, earliest, block))
+            members = list(map(ops.__getitem__, block))
+            c.append(max(map(_CALL, members)))
+            rets = list(map(_RET, members))
+            d.append(min(rets) if None not in rets else min((r for r in rets if r is not None), default=_INF))
+            units.append(block)
         else:
             first = block
-    for j, o in enumerate(ops):
-        if not placed[j] and o.f not in _READS:
-            free.append(j)
-    for j in free:
-        o = ops[j]
-        units.append((o.call, _INF if o.ret is None or o.f in _READS else o.ret, [o]))
+    for w in compress(range(n_ops), map(not_, placed)):
+        o = ops[w]
+        c.append(o.call)
+        d.append(_INF if o.ret is None or o.f in _READS else o.ret)
+        units.append([w])
 
     # The order of the units, from the back: while some unit's `d` reaches the largest `c`
     # left, it goes last; else the unit of the largest `c` does if its `d` reaches the next.
     n = len(units)
     if n > 1:
-        by_c = sorted(range(n), key=lambda k: units[k][0], reverse=True)
-        by_d = sorted(range(n), key=lambda k: units[k][1], reverse=True)
+        by_c = sorted(range(n), key=c.__getitem__, reverse=True)
+        by_d = sorted(range(n), key=d.__getitem__, reverse=True)
         taken = [False] * n
         backwards: list[int] = []
         ci = di = 0
@@ -298,9 +321,9 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
             while taken[by_c[ci]]:
                 ci += 1
             top = by_c[ci]
-            c_top = units[top][0]
+            c_top = c[top]
             before = len(backwards)
-            while di < n and units[by_d[di]][1] >= c_top:
+            while di < n and d[by_d[di]] >= c_top:
                 u = by_d[di]
                 di += 1
                 if not taken[u]:
@@ -311,12 +334,12 @@ def propose(ops: Sequence[Operation], init: Any) -> list[Operation] | None:
             k = ci + 1
             while k < n and taken[by_c[k]]:
                 k += 1
-            if k < n and units[top][1] < units[by_c[k]][0]:
+            if k < n and d[top] < c[by_c[k]]:
                 return None
             taken[top] = True
             backwards.append(top)
         for u in reversed(backwards):
-            first += units[u][2]
+            first += units[u]
     elif n:
-        first += units[0][2]
+        first += units[0]
     return first

@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import time
 from bisect import bisect_right
+from operator import attrgetter
 from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
@@ -278,40 +279,60 @@ def _witness_or_search(
 
 
 def _witnessed(
-    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], order: Sequence[Operation]
+    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], order: Sequence[int]
 ) -> PartitionResult | None:
-    """The part's linearization `order`, checked from scratch, or None if it is not one.
+    """The part's linearization `order` (positions in `ops`), checked from scratch, or None
+    if it is not one.
 
-    Checked here, not trusted: `order` holds each op of `ops` exactly once; no op comes after
-    one that was called after it returned (so the latest call before an op is no later than
-    its return, or it has none); and `model.step` accepts every op in turn from `model.init`
-    (so every recorded output is the one the model gives there)."""
+    Checked here, not trusted: `order` holds each position of `ops` exactly once;
+    no op comes after one that was called after it returned, that is each op's return is no
+    earlier than the latest call before it; and the model accepts every op in turn from
+    `model.init` (`replay`, or `step` op by op), so every recorded output is the model's."""
     n = len(ops)
-    # the very objects of the part, each once (an op with the same id but other fields is not)
-    if len(order) != n or {id(o) for o in order} != {id(o) for o in ops}:
+    if sorted(order) != list(range(n)):
         return None
-    step = model.step
-    state = model.init
-    states: list[Any] = []
-    latest = -_FOREVER
-    for o in order:
-        ret = o.ret
-        if ret is not None and ret < latest:
+    line = list(map(ops.__getitem__, order))
+    rets = list(map(_RET, line))
+    latest: float = -_FOREVER
+    if None in rets:
+        for ret, call in zip(rets, map(_CALL, line), strict=True):
+            if ret is not None and ret < latest:
+                return None
+            if call > latest:
+                latest = call
+    else:
+        for ret, call in zip(rets, map(_CALL, line), strict=True):
+            if ret < latest:
+                return None
+            if call > latest:
+                latest = call
+    replay = model.replay
+    if replay is not None:
+        states = replay(model.init, line)
+        if states is None:
             return None
-        if o.call > latest:
-            latest = o.call
-        state = step(state, o)
-        if state is None:
-            return None
-        states.append(state)
+    else:
+        step = model.step
+        state = model.init
+        states = []
+        for o in line:
+            state = step(state, o)
+            if state is None:
+                return None
+            states.append(state)
     return PartitionResult(
         key=key,
         operations=ops,
         valid=True,
-        linearization=tuple(o.id for o in order),
+        linearization=tuple(map(_ID, line)),
         states=tuple(states),
         explored=0,
     )
+
+
+_ID = attrgetter("id")
+_CALL = attrgetter("call")
+_RET = attrgetter("ret")
 
 
 def partition(
