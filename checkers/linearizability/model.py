@@ -313,7 +313,7 @@ def _kv_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] 
     for op in ops:
         f = op.f
         if f == "get" or f == "read":
-            if op.ret is not None and not op.output == value:
+            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
                 return None
         elif f == "append":
             if value is None:

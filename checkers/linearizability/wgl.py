@@ -34,8 +34,8 @@ from __future__ import annotations
 import gc
 import time
 from bisect import bisect_right
-from operator import attrgetter
 from collections.abc import Callable, Generator, Hashable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from attrs import evolve
