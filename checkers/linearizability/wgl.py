@@ -73,6 +73,10 @@ FREE_SECONDS_PER_STATE = 4e-7
 """Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
 before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
 
+WITNESS_FROM = 12
+"""Parts of fewer ops are searched at once: their search takes a few dozen steps, less than
+setting up a witness (Porcupine's c01 keys have 1-10 ops, its c10 keys 23-38)."""
+
 _NO_CHAIN = object()
 
 
@@ -270,6 +274,8 @@ def _witness_or_search(
     the guess is part of the search's first slice, so parts are still taken in turn, and a
     violation in one part still stops the others before they are looked at."""
     assert model.witness is not None
+    if len(ops) < WITNESS_FROM:
+        return (yield from _search(model, key, ops, deepest))
     order = model.witness(ops, model.init)
     if order is not None:
         shown = _witnessed(model, key, ops, order)
