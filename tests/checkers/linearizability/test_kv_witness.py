@@ -16,10 +16,9 @@ from attrs import evolve
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from checkers.linearizability import KV, Op, Operation, check, pair, with_initial
+from checkers.linearizability import KV, Op, Operation, check, pair, wgl, with_initial
 from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.model import _kv_step
-from checkers.linearizability import wgl
 from checkers.linearizability.wgl import _witnessed, partition, search
 from tests.checkers.linearizability.test_against_brute_force import _replays
 
