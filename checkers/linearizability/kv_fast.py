@@ -201,25 +201,20 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 k = ends[b].get(size, -1)
                 if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
                     return b, k
-        end = size
-        while True:
-            p = puts.get(value[:end], -1)
-            if p >= 0:
-                kin = more.get(value[:end])
+        # a new block: of the puts not yet heading one, called before `deadline`, whose value
+        # begins this one, the longest (values put more than once: the one called last)
+        p, end = -1, -1
+        for head, w in puts.items():
+            if type(head) is str and len(head) > end and value.startswith(head):
+                kin = more.get(head)
                 if kin is not None:
-                    p = pick(kin, deadline)
-                elif placed[p] or ops[p].call > deadline:
-                    p = -1
-                if p >= 0:
-                    break
-            for length in lengths or all_lengths():
-                if length <= end and (value[end - length : end] in suffixes or value[end - length : end] in again):
-                    end -= length
-                    break
-            else:
-                return -1, -1
-            if not end:
-                return -1, -1
+                    w = pick(kin, deadline)
+                elif placed[w] or ops[w].call > deadline:
+                    w = -1
+                if w >= 0:
+                    p, end = w, len(head)
+        if p < 0:
+            return -1, -1
         b = open_block(p, value[:end])
         k = extend(b, value, end, deadline)
         return (b, k) if k >= 0 else (-1, -1)
