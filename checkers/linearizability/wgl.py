@@ -270,9 +270,11 @@ def _check(
 def _witness_or_search(
     model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
 ) -> Search:
-    """The part's search, unless the model's guess at a linearization (`witness`) checks out:
-    the guess is part of the search's first slice, so parts are still taken in turn, and a
-    violation in one part still stops the others before they are looked at."""
+    """The part's search, unless the model's guess at a linearization (`witness`) checks out,
+    or else the part is refuted without a search (`refute`: most often a stale read, which is
+    also what spoils a guess). Both are part of the search's first slice, so parts are still
+    taken in turn, and a violation in one part still stops the others before they are looked
+    at."""
     assert model.witness is not None
     if len(ops) < WITNESS_FROM:
         return (yield from _search(model, key, ops, deepest))
@@ -281,6 +283,9 @@ def _witness_or_search(
         shown = _witnessed(model, key, ops, order)
         if shown is not None:
             return shown
+    shown_by = refute(model, ops)
+    if shown_by is not None:
+        return deepest.refuted(key, ops, 0, shown_by)
     return (yield from _search(model, key, ops, deepest))
 
 

@@ -264,22 +264,3 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
         return
     assert KV.replay((init,), ops) == (None if state is None else states)
 
-
-@given(
-    st.sampled_from((0, "p")),
-    st.sampled_from(("invoke", "ok", "info")),
-    st.sampled_from(("get", "write")),
-    st.sampled_from((None, "k")),
-    st.sampled_from((None, 1, "v", (1, 2))),
-    st.sampled_from((None, 5)),
-)
-def test_events_built_field_by_field_equal_those_built_by_attrs(
-    process: Any, type: Any, f: str, key: Any, value: Any, time: Any
-) -> None:
-    from checkers.linearizability.history import _event
-
-    fast = _event(process, type, f, key, value, time)
-    slow = Op(process=process, type=type, f=f, key=key, value=value, time=time)
-    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
-    with pytest.raises(AttributeError):
-        fast.value = 3  # type: ignore[misc]  # still frozen
