@@ -143,7 +143,7 @@ def test_unique_values_need_no_search(case: tuple[tuple[Op, ...], Any]) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(kv_histories(max_ops=24))
 def test_the_witness_never_changes_a_verdict_on_many_histories(case: tuple[tuple[Op, ...], Any]) -> None:
     history, init = case
@@ -154,7 +154,7 @@ def test_the_witness_never_changes_a_verdict_on_many_histories(case: tuple[tuple
 
 
 @pytest.mark.slow
-@settings(max_examples=3000)
+@settings(max_examples=1000)
 @given(kv_histories(max_ops=24, unique=True))
 def test_unique_values_need_no_search_on_many_histories(case: tuple[tuple[Op, ...], Any]) -> None:
     test_unique_values_need_no_search.hypothesis.inner_test(case)  # type: ignore[attr-defined]
