@@ -264,3 +264,23 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
         return
     assert KV.replay((init,), ops) == (None if state is None else states)
 
+
+
+def test_a_stale_read_the_witness_stops_at_is_refuted_without_a_search() -> None:
+    from checkers.linearizability import explain
+
+    history = (
+        Op(process=0, type="invoke", f="append", key="k", value="a"),
+        Op(process=0, type="ok", f="append", key="k", value="a"),
+        Op(process=0, type="invoke", f="append", key="k", value="b"),
+        Op(process=0, type="ok", f="append", key="k", value="b"),
+        Op(process=1, type="invoke", f="get", key="k"),
+        Op(process=1, type="ok", f="get", key="k", value="a"),  # b had returned: stale
+    )
+    with _even_for_small_parts():
+        verdict = check(MODEL, history)
+    part = verdict.evidence.partitions[0]
+    assert verdict.valid is False and part.refutation and part.explored == 0
+    assert verdict.evidence.longest_prefix == ()
+    assert "Shown without a search" in explain(verdict, MODEL)
+    assert len(verdict.evidence.window) == 2 and verdict.evidence.window_minimal
