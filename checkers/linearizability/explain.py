@@ -75,7 +75,10 @@ def explain(
         lines.append("Last operation to complete before it was called:")
         lines.append(f"  {describe_op(ev.previous_ok)}    [{_when(ev.previous_ok)}]")
     prefix = ev.longest_prefix
-    lines.append(f"Longest linearization found ({len(prefix)} operations), ending:")
+    if prefix:
+        lines.append(f"Longest linearization found ({len(prefix)} operations), ending:")
+    else:  # refuted before any search (`refute`): no order was tried
+        lines.append("Shown without a search (no partial linearization tried).")
     shown = list(zip(prefix, ev.prefix_states, strict=False))[-MAX_LINES // 2 :]
     if len(prefix) > len(shown):
         lines.append(f"  ... {len(prefix) - len(shown)} earlier")

@@ -21,6 +21,7 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.log_fast import check_log, commit_outcome
 from checkers.linearizability.verdict import PartitionResult
 
@@ -78,6 +79,13 @@ class SequentialModel:
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
       also out of reach when the state cannot lead to it and no op left produces one that can.
+    - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
+      positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
+      output by `step`) and searches when there is none or it fails: a wrong guess costs time,
+      never a verdict (kv's: `kv_fast.propose`, exact when written values are unique).
+    - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
+      or None if `step` refuses one: folding `step`, without a call per op (a test checks
+      they agree). Used to check a witness.
     """
 
     name: str
@@ -96,6 +104,8 @@ class SequentialModel:
     leads_to: Callable[[Any, Any], bool] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
+    witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
+    replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -295,6 +305,34 @@ def _kv_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
     return None
 
 
+def _kv_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] | None:
+    """`_kv_step` folded over `ops`: the state after each, or None where one is refused."""
+    states: list[tuple[Any]] = []
+    add = states.append
+    value = state[0]
+    for op in ops:
+        f = op.f
+        if f == "get" or f == "read":
+            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
+                return None
+        elif f == "append":
+            if value is None:
+                value = ""
+            value += op.input
+            state = (value,)
+        elif f == "put" or f == "write":
+            value = op.input
+            state = (value,)
+        else:
+            after = _kv_step(state, op)
+            if after is None:
+                return None
+            state = after
+            value = state[0]
+        add(state)
+    return states
+
+
 KV = SequentialModel(
     name="kv",
     init=(None,),
@@ -310,6 +348,8 @@ KV = SequentialModel(
     leads_to=_kv_leads_to,
     effect_needs=_effect_needs,
     may_lead=_kv_may_lead,
+    witness=propose,
+    replay=_kv_replay,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 

@@ -35,6 +35,7 @@ import gc
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Hashable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from attrs import evolve
@@ -71,6 +72,10 @@ SHRINK_STATES = 1_000_000
 FREE_SECONDS_PER_STATE = 4e-7
 """Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
 before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
+
+WITNESS_FROM = 12
+"""Parts of fewer ops are searched at once: their search takes a few dozen steps, less than
+setting up a witness (Porcupine's c01 keys have 1-10 ops, its c10 keys 23-38)."""
 
 _NO_CHAIN = object()
 
@@ -204,9 +209,8 @@ def _check(
 
     if failed is None:
         deepest = {i: _Deepest() for i in pending}
-        searches: dict[int, Search] = {
-            i: _search(model, parts[i][0], parts[i][1], deepest[i]) for i in pending
-        }
+        start = _search if model.witness is None else _witness_or_search
+        searches: dict[int, Search] = {i: start(model, parts[i][0], parts[i][1], deepest[i]) for i in pending}
         sizes: dict[int, int] = dict.fromkeys(searches, 0)
         unrefuted = set(searches)
         while searches and failed is None and unknown_cause is None:
@@ -261,6 +265,85 @@ def _check(
     if unknown_cause is not None:
         return Verdict(valid="unknown", cause=unknown_cause, evidence=evidence)
     return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
+
+
+def _witness_or_search(
+    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
+) -> Search:
+    """The part's search, unless the model's guess at a linearization (`witness`) checks out,
+    or else the part is refuted without a search (`refute`: most often a stale read, which is
+    also what spoils a guess). Both are part of the search's first slice, so parts are still
+    taken in turn, and a violation in one part still stops the others before they are looked
+    at."""
+    assert model.witness is not None
+    if len(ops) < WITNESS_FROM:
+        return (yield from _search(model, key, ops, deepest))
+    order = model.witness(ops, model.init)
+    if order is not None:
+        shown = _witnessed(model, key, ops, order)
+        if shown is not None:
+            return shown
+    shown_by = refute(model, ops)
+    if shown_by is not None:
+        return deepest.refuted(key, ops, 0, shown_by)
+    return (yield from _search(model, key, ops, deepest))
+
+
+def _witnessed(
+    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], order: Sequence[int]
+) -> PartitionResult | None:
+    """The part's linearization `order` (positions in `ops`), checked from scratch, or None
+    if it is not one.
+
+    Checked here, not trusted: `order` holds each position of `ops` exactly once;
+    no op comes after one that was called after it returned, that is each op's return is no
+    earlier than the latest call before it; and the model accepts every op in turn from
+    `model.init` (`replay`, or `step` op by op), so every recorded output is the model's."""
+    n = len(ops)
+    if sorted(order) != list(range(n)):
+        return None
+    line = list(map(ops.__getitem__, order))
+    rets = list(map(_RET, line))
+    latest: float = -_FOREVER
+    if None in rets:
+        for ret, call in zip(rets, map(_CALL, line), strict=True):
+            if ret is not None and ret < latest:
+                return None
+            if call > latest:
+                latest = call
+    else:
+        for ret, call in zip(rets, map(_CALL, line), strict=True):
+            if ret < latest:
+                return None
+            if call > latest:
+                latest = call
+    replay = model.replay
+    if replay is not None:
+        states = replay(model.init, line)
+        if states is None:
+            return None
+    else:
+        step = model.step
+        state = model.init
+        states = []
+        for o in line:
+            state = step(state, o)
+            if state is None:
+                return None
+            states.append(state)
+    return PartitionResult(
+        key=key,
+        operations=ops,
+        valid=True,
+        linearization=tuple(map(_ID, line)),
+        states=tuple(states),
+        explored=0,
+    )
+
+
+_ID = attrgetter("id")
+_CALL = attrgetter("call")
+_RET = attrgetter("ret")
 
 
 def partition(

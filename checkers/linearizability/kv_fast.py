@@ -1,0 +1,340 @@
+"""A linearization of a kv (or register) part read off its values: a guess, checked by the caller.
+
+The checker validates what `propose` returns (`wgl._witnessed`: every op once, real time kept,
+every output the model's) and searches when it returns None or the order fails, so a mistake
+here costs time, never a verdict.
+
+Why values suffice when written values are unique. A state is the value of one key. The state
+a get returned names the write that produced it (the put of that value, the append whose suffix
+ends it, or the initial state), and the rest of the value names the writes before that one,
+back to a put or the initial state: `"x 1 0 yx 2 0 y"` is the append of `"x 2 0 y"` right after
+that of `"x 1 0 y"`. So the values the gets returned pin chains of writes, *blocks*: a first
+write (a put, or the initial state), the appends after it in order, and after each write the
+gets reading the state it leaves. A write no get observes, directly or inside a longer value,
+is *free*: it can only come at the end of a block, where the next put overwrites it or nothing
+reads it. A block cannot be split (any op inside it would change what its later gets read), so
+a linearization is the block of the initial state, then the other blocks and the free writes,
+each as one unit, in some order.
+
+The order of the units. Inside a unit each op is placed as early as its call and the ops
+before it allow. Unit U may come after unit V iff every op of V was called before every op of
+U returned: `c(V) <= d(U)`, with `c` the latest call in a unit and `d` its earliest return
+(unknown outcome: none). Some unit may be last iff its `d` reaches the largest `c` of the
+others, and then any such unit may be taken last (taking it out only loosens the others'
+constraints); so a pass from the back finds an order whenever there is one.
+
+Values that repeat (Porcupine's kv files have a few: one process appending `"x 1 0 y"` twice,
+a put of a string another op appended) leave a choice of writer; the one called last before
+the reader (or the write after it) must have taken effect is taken, which is the right one
+when the two are far apart in time. For unique values and no cas this finds a linearization
+whenever one exists. Gives up (None) on a cas, an empty or non-string suffix, and a value no
+op can have produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, not_
+from typing import Any
+
+from checkers.linearizability.history import Operation
+
+_READS = frozenset({"get", "read"})
+_PUTS = frozenset({"put", "write"})
+_INF = float("inf")
+_INIT = -1  # the writer of the initial state
+_CALL = attrgetter("call")
+_RET = attrgetter("ret")
+
+
+def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
+    """A candidate linearization of one part: the positions in `ops` of all its ops, once
+    each, in order; or None."""
+    if type(init) is not tuple or len(init) != 1:
+        return None
+    init_value = init[0]
+    n_ops = len(ops)
+    puts: dict[Any, int] = {}  # value -> its put (op index)
+    suffixes: dict[str, int] = {}  # suffix -> its append (suffixes appended once)
+    again: dict[str, list[int]] = {}  # a suffix appended more than once -> all its appends
+    more: dict[Any, list[int]] = {}  # a value put more than once -> all its puts
+    reads: dict[Any, list[int]] = {}  # value -> the gets that returned it
+    placed = [False] * n_ops  # in a block (ok gets from the start)
+    strings = True  # every put's value a string, or null
+    try:
+        for j, o in enumerate(ops):
+            f = o.f
+            if f == "append":
+                s = o.input
+                if s in suffixes:
+                    again.setdefault(s, [suffixes[s]]).append(j)
+                else:
+                    suffixes[s] = j
+            elif f in _READS:
+                if o.ret is not None:
+                    placed[j] = True
+                    reads.setdefault(o.output, []).append(j)
+            elif f in _PUTS:
+                v = o.input
+                if v in puts:
+                    more.setdefault(v, [puts[v]]).append(j)
+                else:
+                    puts[v] = j
+                if type(v) is not str and v is not None:
+                    strings = False
+            else:
+                return None
+    except TypeError:  # an unhashable value
+        return None
+    if not suffixes:
+        strings = False
+    elif not strings or not (init_value is None or type(init_value) is str):
+        return None  # appends make strings of states: keep to strings (and null, as "")
+    elif "" in suffixes or set(map(type, suffixes)) != {str}:
+        return None
+    for s in again:
+        del suffixes[s]  # (an append of a suffix appended again is looked up in `again`)
+    usual = len(next(iter(suffixes or again))) if strings else 0  # Porcupine's: "x 1 2 y"
+    lengths: list[int] = []  # every suffix length, `usual` first (when first needed)
+
+    def all_lengths() -> list[int]:
+        if not lengths:
+            lengths.extend(sorted(set(map(len, suffixes)).union(map(len, again)), key=usual.__ne__))
+        return lengths
+
+    # Blocks, as found: block b starts with heads[b] (a put's index, or _INIT), then the
+    # appends tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the
+    # head), ends[b] maps the length of that state to k (string states), and tips[b] is the
+    # longest state read in it so far.
+    heads = [_INIT]
+    tips: list[Any] = ["" if init_value is None and strings else init_value]
+    tokens: list[list[int]] = [[]]
+    readers: list[dict[int, list[int]]] = [{}]
+    ends: list[dict[int, int]] = [{len(tips[0]): 0} if strings else {}]
+    head_of: dict[int, int] = {}  # a put heading a block -> the block
+    find = suffixes.get
+
+    def pick(kin: list[int], deadline: float) -> int:
+        """Of alike writes, the one not placed yet called last before `deadline` (or -1)."""
+        best, best_call = -1, -1
+        for w in kin:
+            c = ops[w].call
+            if not placed[w] and best_call < c <= deadline:
+                best, best_call = w, c
+        return best
+
+    def token(value: str, at: int, deadline: float) -> tuple[int, int]:
+        """The append whose suffix starts at value[at:], and the suffix's length; (-1, 0)."""
+        for length in lengths or all_lengths():
+            s = value[at : at + length]
+            w = find(s, -1)
+            if w >= 0:
+                return (w, length) if not placed[w] and ops[w].call <= deadline else (-1, 0)
+            kin = again.get(s)
+            if kin is not None:
+                return pick(kin, deadline), length
+        return -1, 0
+
+    def open_block(p: int, tip: Any) -> int:
+        placed[p] = True
+        heads.append(p)
+        tips.append(tip)
+        tokens.append([])
+        readers.append({})
+        ends.append({len(tip): 0} if strings else {})
+        b = head_of[p] = len(heads) - 1
+        return b
+
+    def extend(b: int, value: str, at: int, deadline: float) -> int:
+        """Parse value[at:] into appends after block b's tip; the place reached, or -1."""
+        end = len(value)
+        line, reach = tokens[b], ends[b]
+        start = len(line)
+        while at < end:
+            w = find(value[at : at + usual], -1)
+            length = usual
+            if w < 0 or ops[w].call > deadline:
+                w, length = token(value, at, deadline)
+                if w < 0:  # undo
+                    for w in line[start:]:
+                        placed[w] = False
+                    del line[start:]
+                    tip = len(tips[b])
+                    for at in [at for at in reach if at > tip]:
+                        del reach[at]
+                    return -1
+            placed[w] = True
+            line.append(w)
+            at += length
+            reach[at] = len(line)
+        tips[b] = value
+        return len(line)
+
+    def locate(value: Any, deadline: float) -> tuple[int, int]:
+        """Block and place of the state `value`, found among or added to the blocks; or
+        (-1, -1). Tried in turn: the block of the last value read, if the value extends its
+        tip; the block whose tip it extends (the longest tip, the later block on a tie); a
+        block with a state it reads; a new block: a put's value, then appends."""
+        if value == init_value:
+            return 0, 0
+        if not strings or type(value) is not str:
+            return -1, -1
+        size = len(value)
+        b = last
+        tip = tips[b]
+        if len(tip) < size and value.startswith(tip):
+            k = extend(b, value, len(tip), deadline)
+            if k >= 0:
+                return b, k
+        b, best = -1, -1
+        for c, tip in enumerate(tips):
+            t = len(tip)
+            if best <= t < size and value.startswith(tip):
+                b, best = c, t
+        if b >= 0 and b != last:
+            k = extend(b, value, best, deadline)
+            if k >= 0:
+                return b, k
+        for b, tip in enumerate(tips):
+            if len(tip) > size and tip.startswith(value):
+                k = ends[b].get(size, -1)
+                if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
+                    return b, k
+        # a new block: of the puts not yet heading one, called before `deadline`, whose value
+        # begins this one, the longest (values put more than once: the one called last)
+        p, end = -1, -1
+        for head, w in puts.items():
+            if type(head) is str and len(head) > end and value.startswith(head):
+                kin = more.get(head)
+                if kin is not None:
+                    w = pick(kin, deadline)
+                elif placed[w] or ops[w].call > deadline:
+                    w = -1
+                if w >= 0:
+                    p, end = w, len(head)
+        if p < 0:
+            return -1, -1
+        b = open_block(p, value[:end])
+        k = extend(b, value, end, deadline)
+        return (b, k) if k >= 0 else (-1, -1)
+
+    last = 0  # the block of the last value placed
+    try:
+        for value, group in reads.items():
+            if value in puts:
+                # a put's value: the put called last before each get returned left it, or
+                # else the state of that value in a block
+                for g in group:
+                    o = ops[g]
+                    kin = more.get(value)
+                    p = pick(kin, o.ret) if kin is not None else puts[value]  # type: ignore[arg-type]
+                    if p >= 0 and (ops[p].call > o.ret or placed[p] and p not in head_of):  # type: ignore[operator]
+                        p = -1
+                    if p >= 0:
+                        b = head_of[p] if p in head_of else open_block(p, value)
+                        k = 0
+                    else:
+                        b, k = locate(value, o.ret)  # type: ignore[arg-type]
+                        if b < 0:
+                            return None
+                    line = tokens[b]
+                    if k < len(line):
+                        ret = ops[line[k]].ret
+                        if ret is not None and ret < o.call:
+                            return None  # read after the next write returned: a stale read
+                    readers[b].setdefault(k, []).append(g)
+                    last = b
+                continue
+            # the gets of one value read one state: they must see it before any of them
+            # returns (`deadline`), and after the last of them is called (`called`)
+            if len(group) == 1:
+                o = ops[group[0]]
+                deadline, called = o.ret, o.call
+            else:
+                members = list(map(ops.__getitem__, group))
+                deadline = min(map(_RET, members))
+                called = members[-1].call
+            b, k = locate(value, deadline)  # type: ignore[arg-type]
+            if b < 0:
+                return None
+            line = tokens[b]
+            if k < len(line):
+                ret = ops[line[k]].ret
+                if ret is not None and ret < called:
+                    return None  # read after the next write returned: a stale read
+            got = readers[b]
+            if k in got:
+                got[k] += group
+            else:
+                got[k] = group
+            last = b
+    except TypeError:  # an unhashable value
+        return None
+
+    # The blocks as units (the initial state's first), then the writes no get observed and
+    # the gets of unknown output, each a unit of its own, with the latest call (`c`) and the
+    # earliest return (`d`) of their ops.
+    c: list[float] = []
+    d: list[float] = []
+    units: list[list[int]] = []
+    first: list[int] = []
+    for b, head in enumerate(heads):
+        got = readers[b]
+        line = tokens[b]
+        block = [] if head < 0 else [head]
+        at = 0
+        for k in sorted(got):
+            block += line[at:k]
+            block += got[k]
+            at = k
+        block += line[at:]
+        if b:
+            members = list(map(ops.__getitem__, block))
+            c.append(max(map(_CALL, members)))
+            rets = list(map(_RET, members))
+            d.append(min(rets) if None not in rets else min((r for r in rets if r is not None), default=_INF))
+            units.append(block)
+        else:
+            first = block
+    for w in compress(range(n_ops), map(not_, placed)):
+        o = ops[w]
+        c.append(o.call)
+        d.append(_INF if o.ret is None or o.f in _READS else o.ret)
+        units.append([w])
+
+    # The order of the units, from the back: while some unit's `d` reaches the largest `c`
+    # left, it goes last; else the unit of the largest `c` does if its `d` reaches the next.
+    n = len(units)
+    if n > 1:
+        by_c = sorted(range(n), key=c.__getitem__, reverse=True)
+        by_d = sorted(range(n), key=d.__getitem__, reverse=True)
+        taken = [False] * n
+        backwards: list[int] = []
+        ci = di = 0
+        while len(backwards) < n:
+            while taken[by_c[ci]]:
+                ci += 1
+            top = by_c[ci]
+            c_top = c[top]
+            before = len(backwards)
+            while di < n and d[by_d[di]] >= c_top:
+                u = by_d[di]
+                di += 1
+                if not taken[u]:
+                    taken[u] = True
+                    backwards.append(u)
+            if len(backwards) > before:
+                continue
+            k = ci + 1
+            while k < n and taken[by_c[k]]:
+                k += 1
+            if k < n and d[top] < c[by_c[k]]:
+                return None
+            taken[top] = True
+            backwards.append(top)
+        for u in reversed(backwards):
+            first += units[u]
+    elif n:
+        first += units[0]
+    return first
