@@ -331,6 +331,24 @@ def _free_id(nodes: list[dict[str, Any]]) -> str:
     return next(f"j{i}" for i in range(1, 100) if f"j{i}" not in taken)
 
 
+def _join_above_key(case: dict[str, Any], key_token: int, kept: str) -> tuple[str, int]:
+    """The two join shapes' common part, in place: an RF 3 "kv" keyspace, `kept` the one CMS
+    member, the case's first operation turned into a join (a free id, a token just above the
+    key's) at the same time; no cancels, no schema workload (its commits would move the window
+    the cuts aim at). The joiner and the join's time."""
+    nodes = case["topology"]["nodes"]
+    joiner = _free_id(nodes)
+    at = int(case["operations"][0]["at_ms"])
+    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
+        "class": "SimpleStrategy", "replication_factor": 3}}]
+    case["cms"] = {"members": [kept]}
+    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
+                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
+    case.pop("cancels", None)
+    case.pop("workloads", None)
+    return joiner, at
+
+
 def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     """The bias for a missing progress barrier (Cassandra's ProgressBarrier): a join whose
     coordinators *and* replicas on one side lag the CMS. A node joins with a token just above
@@ -353,15 +371,7 @@ def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     key_token, _, _, owners = _around_key(nodes)
     a, kept, x = owners[:3]
     others = sorted(n["id"] for n in nodes if n["id"] not in (a, x))
-    joiner = _free_id(nodes)
-    at = int(case["operations"][0]["at_ms"])
-    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
-        "class": "SimpleStrategy", "replication_factor": 3}}]
-    case["cms"] = {"members": [kept]}
-    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
-                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
-    case.pop("cancels", None)
-    case.pop("workloads", None)  # why: schema commits would move the window the cut aims at
+    _, at = _join_above_key(case, key_token, kept)
     case["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
                       "partitions": [{"isolate": sorted((a, x)), "start_ms": at + rng.randrange(20, 45),
                                       "heal_ms": at + 4_000}]}
@@ -423,15 +433,7 @@ def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False)
         return None
     c = far[-1]
     writers = [n for n in rest if n != c]
-    joiner = _free_id(nodes)
-    at = int(case["operations"][0]["at_ms"])
-    case["topology"]["keyspaces"] = [{"name": "kv", "replication": {
-        "class": "SimpleStrategy", "replication_factor": 3}}]
-    case["cms"] = {"members": [kept]}
-    case["operations"] = [{"op": "join", "node": joiner, "at_ms": at, "tokens": [key_token + 1],
-                           "dc": nodes[0].get("dc", "dc1"), "rack": "r1"}]
-    case.pop("cancels", None)
-    case.pop("workloads", None)
+    joiner, at = _join_above_key(case, key_token, kept)
     down, up, heal = at + 400, at + 1_400, at + 1_900
     if relaxed:
         case.setdefault("settings", {}).update({"barrier_min_consistency": "ONE",
