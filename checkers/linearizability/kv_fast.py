@@ -46,6 +46,7 @@ _INF = float("inf")
 _INIT = -1  # the writer of the initial state
 _CALL = attrgetter("call")
 _RET = attrgetter("ret")
+_STR = frozenset({str})
 
 
 def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
@@ -303,38 +304,204 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         d.append(_INF if o.ret is None or o.f in _READS else o.ret)
         units.append([w])
 
-    # The order of the units, from the back: while some unit's `d` reaches the largest `c`
-    # left, it goes last; else the unit of the largest `c` does if its `d` reaches the next.
     n = len(units)
     if n > 1:
-        by_c = sorted(range(n), key=c.__getitem__, reverse=True)
-        by_d = sorted(range(n), key=d.__getitem__, reverse=True)
-        taken = [False] * n
-        backwards: list[int] = []
-        ci = di = 0
-        while len(backwards) < n:
-            while taken[by_c[ci]]:
-                ci += 1
-            top = by_c[ci]
-            c_top = c[top]
-            before = len(backwards)
-            while di < n and d[by_d[di]] >= c_top:
-                u = by_d[di]
-                di += 1
-                if not taken[u]:
-                    taken[u] = True
-                    backwards.append(u)
-            if len(backwards) > before:
-                continue
-            k = ci + 1
-            while k < n and taken[by_c[k]]:
-                k += 1
-            if k < n and d[top] < c[by_c[k]]:
-                return None
-            taken[top] = True
-            backwards.append(top)
-        for u in reversed(backwards):
+        order = units_in_order(c, d)
+        if order is None:
+            return None
+        for u in order:
             first += units[u]
     elif n:
         first += units[0]
     return first
+
+
+def units_in_order(c: Sequence[float], d: Sequence[float]) -> list[int] | None:
+    """An order of units (latest call `c`, earliest return `d` of each) in which each may come
+    after every one before it (`c` of those <= its `d`), front to back; None if there is none.
+
+    From the back: while some unit's `d` reaches the largest `c` left, it goes last; else the
+    unit of the largest `c` does if its `d` reaches the next."""
+    n = len(c)
+    by_c = sorted(range(n), key=c.__getitem__, reverse=True)
+    by_d = sorted(range(n), key=d.__getitem__, reverse=True)
+    taken = [False] * n
+    backwards: list[int] = []
+    ci = di = 0
+    while len(backwards) < n:
+        while taken[by_c[ci]]:
+            ci += 1
+        top = by_c[ci]
+        c_top = c[top]
+        before = len(backwards)
+        while di < n and d[by_d[di]] >= c_top:
+            u = by_d[di]
+            di += 1
+            if not taken[u]:
+                taken[u] = True
+                backwards.append(u)
+        if len(backwards) > before:
+            continue
+        k = ci + 1
+        while k < n and taken[by_c[k]]:
+            k += 1
+        if k < n and d[top] < c[by_c[k]]:
+            return None
+        taken[top] = True
+        backwards.append(top)
+    backwards.reverse()
+    return backwards
+
+
+
+def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
+    """`propose`'s guess for the common case, cheaper and wrong more often (the caller checks
+    it, then asks `propose`): every value a string, no cas, no value put twice, and the
+    suffixes appended all begin with one character found nowhere else in them (Porcupine's
+    `"x 1 2 y"`), so that `str.split` cuts a value into them.
+
+    A block is the put whose value is the longest prefix of what a get read (or the initial
+    state). The longest value read in a block, cut after its head, gives its appends in
+    order; each get goes right after the append that ends where its value ends. The units
+    (the blocks, and each write no get read) are then ordered as in `propose`, the initial
+    state's block first. Plain loops, not pipelines of `map`: on slotted ops they are faster.
+    Values of the wrong type end it (TypeError)."""
+    if type(init) is not tuple or len(init) != 1:
+        return None
+    head0 = "" if init[0] is None else init[0]
+    appends: dict[str, int] = {}
+    again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
+    puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
+    gets: list[int] = []
+    try:
+        for j, o in enumerate(ops):
+            f = o.f
+            if f == "append":
+                s = o.input
+                if s in appends:
+                    again.setdefault(s, [appends[s]]).append(j)
+                else:
+                    appends[s] = j
+            elif f == "get" or f == "read":
+                gets.append(j)
+            elif (f == "put" or f == "write") and o.input not in puts:
+                puts[o.input] = j
+            else:
+                return None
+        if not appends:
+            return None
+        mark = next(iter(appends))[:1]
+
+        # The gets of each block.
+        members: dict[str, list[int]] = {}
+        if len(puts) == 1:
+            members[head0] = gets
+        else:
+            # a put's value first when it begins the value, longer values first
+            heads = sorted(puts, key=len, reverse=True)
+            heads.remove(head0)
+            for j in gets:
+                out = ops[j].output or ""  # (None: the initial state)
+                for head in heads:
+                    if out.startswith(head):
+                        break
+                else:
+                    head = head0
+                if head in members:
+                    members[head].append(j)
+                else:
+                    members[head] = [j]
+
+        # Each block: its appends in order, each followed by the gets of the value it leaves.
+        copies = {appends[s]: iter(kin) for s, kin in again.items()}  # taken in the order called
+        taken = [False] * len(ops)
+        runs: list[list[int]] = []
+        for head, group in members.items():
+            longest = head
+            for j in group:
+                out = ops[j].output or ""
+                if len(out) > len(longest):
+                    longest = out
+            cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
+            if cut[0]:
+                return None  # not the block's head and appends after it
+            size = len(head)
+            slot = {size: 0}
+            line: list[int] = []
+            for k in range(1, len(cut)):
+                piece = cut[k]
+                j = appends[piece]
+                if copies and j in copies:
+                    j = next(copies[j], -1)
+                    if j < 0:
+                        return None  # a suffix read more often than appended
+                if taken[j]:
+                    return None  # an append read in two places
+                taken[j] = True
+                line.append(j)
+                size += len(piece)
+                slot[size] = k
+            got: dict[int, list[int]] = {}
+            for j in group:
+                k = slot[len(ops[j].output or "")]
+                if k in got:
+                    got[k].append(j)
+                else:
+                    got[k] = [j]
+            p = puts[head]
+            run = [] if p < 0 else [p]
+            if 0 in got:
+                run += got[0]
+            k = 1
+            for j in line:
+                run.append(j)
+                if k in got:
+                    run += got[k]
+                k += 1
+            if p < 0:
+                runs.insert(0, run)
+            else:
+                runs.append(run)
+
+        # The writes no get read, each a unit.
+        free = [j for j in appends.values() if not taken[j]]
+        if again:
+            free += [j for kin in again.values() for j in kin[1:] if not taken[j]]
+        if len(puts) > len(members):
+            free += [j for head, j in puts.items() if j >= 0 and head not in members]
+        first = runs.pop(0) if head0 in members else []
+        if not free and not runs:
+            return first
+        c: list[Any] = []
+        d: list[Any] = []
+        for run in runs:
+            o = ops[run[0]]
+            latest: Any = o.call
+            earliest: Any = o.ret  # (an unknown outcome, None, ends it: TypeError)
+            for j in run:
+                o = ops[j]
+                if o.call > latest:
+                    latest = o.call
+                if o.ret < earliest:
+                    earliest = o.ret
+            c.append(latest)
+            d.append(earliest)
+        for j in sorted(free):
+            runs.append([j])
+            o = ops[j]
+            c.append(o.call)
+            d.append(o.ret)
+        if len(runs) > 1:
+            order = units_in_order(c, d)
+            if order is None:
+                return None
+            for u in order:
+                first += runs[u]
+        else:
+            first += runs[0]
+        return first
+    except (TypeError, KeyError, AttributeError):  # a value of the wrong type or unknown; a None
+        return None
+
+
+_SEP = "\0"  # a value holding it is cut wrong, and the guess fails its check

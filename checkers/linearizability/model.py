@@ -21,7 +21,7 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.kv_fast import propose
+from checkers.linearizability.kv_fast import by_offsets, propose
 from checkers.linearizability.log_fast import check_log, commit_outcome
 from checkers.linearizability.verdict import PartitionResult
 
@@ -83,6 +83,8 @@ class SequentialModel:
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
       never a verdict (kv's: `kv_fast.propose`, exact when written values are unique).
+    - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
+      `witness` (kv's: `kv_fast.by_offsets`).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
       or None if `step` refuses one: folding `step`, without a call per op (a test checks
       they agree). Used to check a witness.
@@ -105,6 +107,7 @@ class SequentialModel:
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
     witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
+    quick_witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
     replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
@@ -312,14 +315,14 @@ def _kv_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] 
     value = state[0]
     for op in ops:
         f = op.f
-        if f == "get" or f == "read":
-            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
-                return None
-        elif f == "append":
+        if f == "append":
             if value is None:
                 value = ""
             value += op.input
             state = (value,)
+        elif f == "get" or f == "read":
+            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
+                return None
         elif f == "put" or f == "write":
             value = op.input
             state = (value,)
@@ -349,6 +352,7 @@ KV = SequentialModel(
     effect_needs=_effect_needs,
     may_lead=_kv_may_lead,
     witness=propose,
+    quick_witness=by_offsets,
     replay=_kv_replay,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.

@@ -278,11 +278,12 @@ def _witness_or_search(
     assert model.witness is not None
     if len(ops) < WITNESS_FROM:
         return (yield from _search(model, key, ops, deepest))
-    order = model.witness(ops, model.init)
-    if order is not None:
-        shown = _witnessed(model, key, ops, order)
-        if shown is not None:
-            return shown
+    for guess in (model.quick_witness, model.witness):
+        order = None if guess is None else guess(ops, model.init)
+        if order is not None:
+            shown = _witnessed(model, key, ops, order)
+            if shown is not None:
+                return shown
     shown_by = refute(model, ops)
     if shown_by is not None:
         return deepest.refuted(key, ops, 0, shown_by)
@@ -299,24 +300,24 @@ def _witnessed(
     no op comes after one that was called after it returned, that is each op's return is no
     earlier than the latest call before it; and the model accepts every op in turn from
     `model.init` (`replay`, or `step` op by op), so every recorded output is the model's."""
-    n = len(ops)
-    if sorted(order) != list(range(n)):
+    if sorted(order) != list(range(len(ops))):
         return None
-    line = list(map(ops.__getitem__, order))
-    rets = list(map(_RET, line))
+    line = [ops[i] for i in order]
     latest: float = -_FOREVER
-    if None in rets:
-        for ret, call in zip(rets, map(_CALL, line), strict=True):
+    try:
+        for o in line:
+            if o.ret < latest:  # type: ignore[operator]  # None: TypeError, below
+                return None
+            if o.call > latest:
+                latest = o.call
+    except TypeError:  # an unknown outcome (no return): again, skipping those
+        latest = -_FOREVER
+        for o in line:
+            ret = o.ret
             if ret is not None and ret < latest:
                 return None
-            if call > latest:
-                latest = call
-    else:
-        for ret, call in zip(rets, map(_CALL, line), strict=True):
-            if ret < latest:
-                return None
-            if call > latest:
-                latest = call
+            if o.call > latest:
+                latest = o.call
     replay = model.replay
     if replay is not None:
         states = replay(model.init, line)
@@ -335,13 +336,12 @@ def _witnessed(
         key=key,
         operations=ops,
         valid=True,
-        linearization=tuple(map(_ID, line)),
+        linearization=tuple([o.id for o in line]),
         states=tuple(states),
         explored=0,
     )
 
 
-_ID = attrgetter("id")
 _CALL = attrgetter("call")
 _RET = attrgetter("ret")
 
