@@ -208,40 +208,69 @@ def _check(
             pending.append(i)
 
     if failed is None:
-        deepest = {i: _Deepest() for i in pending}
-        start = _search if model.witness is None else _witness_or_search
-        searches: dict[int, Search] = {i: start(model, parts[i][0], parts[i][1], deepest[i]) for i in pending}
-        sizes: dict[int, int] = dict.fromkeys(searches, 0)
-        unrefuted = set(searches)
-        while searches and failed is None and unknown_cause is None:
-            for i in list(searches):
-                try:
-                    sizes[i] = next(searches[i])
-                except StopIteration as stop:
-                    result: PartitionResult = stop.value
-                    results[i] = result
-                    del searches[i], sizes[i]
-                    if result.valid is False:
-                        failed = i
-                        break
+        deepest: dict[int, _Deepest] = {}
+        searches: dict[int, Search] = {}
+        sizes: dict[int, int] = {}
+        unrefuted: set[int] = set()
+        witnessing = model.witness is not None or model.quick_witness is not None
+
+        def advance(i: int) -> bool:
+            """One slice of part i's search; True when the check must stop."""
+            nonlocal failed, unknown_cause
+            try:
+                sizes[i] = next(searches[i])
+            except StopIteration as stop:
+                result: PartitionResult = stop.value
+                results[i] = result
+                del searches[i], sizes[i]
+                if result.valid is False:
+                    failed = i
+                    return True
+                return False
+            if i in unrefuted:
+                # A search that does not end within its first slice may be a long one:
+                # a violation that needs no search ends it now (and the check).
+                unrefuted.discard(i)
+                shown_by = refute(model, parts[i][1])
+                if shown_by is not None:
+                    searches.pop(i).close()
+                    results[i] = deepest[i].refuted(parts[i][0], parts[i][1], sizes.pop(i), shown_by)
+                    failed = i
+                    return True
+            held = sum(sizes.values())
+            if deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > deadline:
+                unknown_cause = TIMEOUT
+                return True
+            if held > max_cache:
+                unknown_cause = CACHE_LIMIT
+                return True
+            return False
+
+        # Each part's first slice in turn (a witness, or a refutation, is part of it), so a
+        # violation in one part stops the others before they are looked at; then the
+        # searches left, a slice each in turn.
+        for i in pending:
+            key, ops = parts[i]
+            deepest[i] = _Deepest()
+            if witnessing and len(ops) >= WITNESS_FROM:
+                shown = _witness(model, key, ops)
+                if shown is not None:
+                    results[i] = shown
                     continue
-                if i in unrefuted:
-                    # A search that does not end within its first slice may be a long one:
-                    # a violation that needs no search ends it now (and the check).
-                    unrefuted.discard(i)
-                    shown_by = refute(model, parts[i][1])
-                    if shown_by is not None:
-                        searches.pop(i).close()
-                        results[i] = deepest[i].refuted(parts[i][0], parts[i][1], sizes.pop(i), shown_by)
-                        failed = i
-                        break
-                held = sum(sizes.values())
-                if deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > deadline:
-                    unknown_cause = TIMEOUT
+                shown_by = refute(model, ops)  # (most often a stale read, also what spoils a guess)
+                if shown_by is not None:
+                    results[i] = deepest[i].refuted(key, ops, 0, shown_by)
+                    failed = i
                     break
-                if held > max_cache:
-                    unknown_cause = CACHE_LIMIT
-                    break
+            else:
+                unrefuted.add(i)
+            searches[i] = _search(model, key, ops, deepest[i])
+            sizes[i] = 0
+            if advance(i):
+                break
+        else:
+            while searches and not any(advance(i) for i in list(searches)):
+                pass
         for i, unfinished in searches.items():
             unfinished.close()
             results[i] = deepest[i].unknown(parts[i][0], parts[i][1], sizes[i])
@@ -267,27 +296,16 @@ def _check(
     return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
 
 
-def _witness_or_search(
-    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], deepest: _Deepest
-) -> Search:
-    """The part's search, unless the model's guess at a linearization (`witness`) checks out,
-    or else the part is refuted without a search (`refute`: most often a stale read, which is
-    also what spoils a guess). Both are part of the search's first slice, so parts are still
-    taken in turn, and a violation in one part still stops the others before they are looked
-    at."""
-    assert model.witness is not None
-    if len(ops) < WITNESS_FROM:
-        return (yield from _search(model, key, ops, deepest))
+def _witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
+    """The part shown linearizable by one of the model's guesses at a linearization
+    (`quick_witness`, then `witness`), each checked by `_witnessed`; or None."""
     for guess in (model.quick_witness, model.witness):
         order = None if guess is None else guess(ops, model.init)
         if order is not None:
             shown = _witnessed(model, key, ops, order)
             if shown is not None:
                 return shown
-    shown_by = refute(model, ops)
-    if shown_by is not None:
-        return deepest.refuted(key, ops, 0, shown_by)
-    return (yield from _search(model, key, ops, deepest))
+    return None
 
 
 def _witnessed(
