@@ -323,6 +323,8 @@ def units_in_order(c: Sequence[float], d: Sequence[float]) -> list[int] | None:
     From the back: while some unit's `d` reaches the largest `c` left, it goes last; else the
     unit of the largest `c` does if its `d` reaches the next."""
     n = len(c)
+    if n == 2:
+        return [0, 1] if c[0] <= d[1] else [1, 0] if c[1] <= d[0] else None
     by_c = sorted(range(n), key=c.__getitem__, reverse=True)
     by_d = sorted(range(n), key=d.__getitem__, reverse=True)
     taken = [False] * n
@@ -362,7 +364,8 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
 
     A block is the put whose value is the longest prefix of what a get read (or the initial
     state). The longest value read in a block, cut after its head, gives its appends in
-    order; each get goes right after the append that ends where its value ends. The units
+    order; each get goes right after the append that ends where its value ends (a get whose
+    value ends inside a suffix is left out, and the order fails its check). The units
     (the blocks, and each write no get read) are then ordered as in `propose`, the initial
     state's block first. Plain loops, not pipelines of `map`: on slotted ops they are faster.
     Values of the wrong type end it (TypeError)."""
@@ -417,19 +420,30 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
         taken = [False] * len(ops)
         runs: list[list[int]] = []
         for head, group in members.items():
-            longest = head
+            # the gets by the length of the value they read, and the longest value
+            by_size: dict[int, list[int]] = {}
+            longest, most = head, len(head)
             for j in group:
                 out = ops[j].output or ""
-                if len(out) > len(longest):
-                    longest = out
+                size = len(out)
+                got = by_size.get(size)
+                if got is None:
+                    by_size[size] = [j]
+                else:
+                    got.append(j)
+                if size > most:
+                    longest, most = out, size
             cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
             if cut[0]:
                 return None  # not the block's head and appends after it
+            del cut[0]
+            p = puts[head]
+            run = [] if p < 0 else [p]
             size = len(head)
-            slot = {size: 0}
-            line: list[int] = []
-            for k in range(1, len(cut)):
-                piece = cut[k]
+            got = by_size.get(size)
+            if got is not None:
+                run += got
+            for piece in cut:
                 j = appends[piece]
                 if copies and j in copies:
                     j = next(copies[j], -1)
@@ -438,26 +452,11 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 if taken[j]:
                     return None  # an append read in two places
                 taken[j] = True
-                line.append(j)
-                size += len(piece)
-                slot[size] = k
-            got: dict[int, list[int]] = {}
-            for j in group:
-                k = slot[len(ops[j].output or "")]
-                if k in got:
-                    got[k].append(j)
-                else:
-                    got[k] = [j]
-            p = puts[head]
-            run = [] if p < 0 else [p]
-            if 0 in got:
-                run += got[0]
-            k = 1
-            for j in line:
                 run.append(j)
-                if k in got:
-                    run += got[k]
-                k += 1
+                size += len(piece)
+                got = by_size.get(size)
+                if got is not None:
+                    run += got
             if p < 0:
                 runs.insert(0, run)
             else:
@@ -470,35 +469,30 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
         if len(puts) > len(members):
             free += [j for head, j in puts.items() if j >= 0 and head not in members]
         first = runs.pop(0) if head0 in members else []
-        if not free and not runs:
-            return first
+        if len(runs) + len(free) < 2:
+            return first + (runs[0] if runs else free)
         c: list[Any] = []
         d: list[Any] = []
         for run in runs:
-            o = ops[run[0]]
-            latest: Any = o.call
-            earliest: Any = o.ret  # (an unknown outcome, None, ends it: TypeError)
+            # the latest call: of the last op (ops come in the order called, as `pair` gives
+            # them; if not, the guess may be wrong and fail its check)
+            c.append(ops[max(run)].call)
+            earliest: Any = ops[run[0]].ret  # (an unknown outcome, None, ends it: TypeError)
             for j in run:
-                o = ops[j]
-                if o.call > latest:
-                    latest = o.call
-                if o.ret < earliest:
-                    earliest = o.ret
-            c.append(latest)
+                ret = ops[j].ret
+                if ret < earliest:
+                    earliest = ret
             d.append(earliest)
         for j in sorted(free):
             runs.append([j])
             o = ops[j]
             c.append(o.call)
             d.append(o.ret)
-        if len(runs) > 1:
-            order = units_in_order(c, d)
-            if order is None:
-                return None
-            for u in order:
-                first += runs[u]
-        else:
-            first += runs[0]
+        order = units_in_order(c, d)
+        if order is None:
+            return None
+        for u in order:
+            first += runs[u]
         return first
     except (TypeError, KeyError, AttributeError):  # a value of the wrong type or unknown; a None
         return None
