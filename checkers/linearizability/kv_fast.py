@@ -375,7 +375,7 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
     appends: dict[str, int] = {}
     again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
     puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
-    gets: list[int] = []
+    values: dict[str, list[int]] = {}  # a value read -> the gets that read it
     try:
         for j, o in enumerate(ops):
             f = o.f
@@ -386,7 +386,11 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 else:
                     appends[s] = j
             elif f == "get" or f == "read":
-                gets.append(j)
+                out = o.output or ""  # (None: the initial state)
+                if out in values:
+                    values[out].append(j)
+                else:
+                    values[out] = [j]
             elif (f == "put" or f == "write") and o.input not in puts:
                 puts[o.input] = j
             else:
@@ -395,42 +399,38 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
             return None
         mark = next(iter(appends))[:1]
 
-        # The gets of each block.
-        members: dict[str, list[int]] = {}
+        # The values read in each block.
+        members: dict[str, list[str]] = {}
         if len(puts) == 1:
-            members[head0] = gets
+            members[head0] = list(values)
         else:
             # a put's value first when it begins the value, longer values first
             heads = sorted(puts, key=len, reverse=True)
             heads.remove(head0)
-            for j in gets:
-                out = ops[j].output or ""  # (None: the initial state)
+            for out in values:
                 for head in heads:
                     if out.startswith(head):
                         break
                 else:
                     head = head0
                 if head in members:
-                    members[head].append(j)
+                    members[head].append(out)
                 else:
-                    members[head] = [j]
+                    members[head] = [out]
 
         # Each block: its appends in order, each followed by the gets of the value it leaves.
         copies = {appends[s]: iter(kin) for s, kin in again.items()}  # taken in the order called
         taken = [False] * len(ops)
         runs: list[list[int]] = []
-        for head, group in members.items():
+        for head, read in members.items():
             # the gets by the length of the value they read, and the longest value
             by_size: dict[int, list[int]] = {}
             longest, most = head, len(head)
-            for j in group:
-                out = ops[j].output or ""
+            for out in read:
                 size = len(out)
-                got = by_size.get(size)
-                if got is None:
-                    by_size[size] = [j]
-                else:
-                    got.append(j)
+                if size in by_size:
+                    return None  # two values of one length read in one block
+                by_size[size] = values[out]
                 if size > most:
                     longest, most = out, size
             cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)

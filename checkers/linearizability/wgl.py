@@ -373,18 +373,26 @@ def partition(
     every state, so it can always be linearized (at its call) and constrains nothing."""
     groups: dict[Hashable, list[Operation]] = {}
     read_only = model.read_only
-    by_key = model.partition is _by_key
-    key_of = model.partition
-    for o in operations:
-        if o.ret is None and o.f in read_only:
-            continue
-        k = o.key if by_key else key_of(o)
-        group = groups.get(k)
-        if group is None:
-            groups[k] = [o]
-        else:
-            group.append(o)
-    return tuple((k, tuple(v)) for k, v in groups.items())
+    if model.partition is _by_key:  # (the common case, without a call per op)
+        for o in operations:
+            if o.ret is None and o.f in read_only:
+                continue
+            try:
+                groups[o.key].append(o)
+            except KeyError:
+                groups[o.key] = [o]
+    else:
+        key_of = model.partition
+        for o in operations:
+            if o.ret is None and o.f in read_only:
+                continue
+            k = key_of(o)
+            group = groups.get(k)
+            if group is None:
+                groups[k] = [o]
+            else:
+                group.append(o)
+    return tuple([(k, tuple(v)) for k, v in groups.items()])
 
 
 def search(
