@@ -325,6 +325,13 @@ def units_in_order(c: Sequence[float], d: Sequence[float]) -> list[int] | None:
     n = len(c)
     if n == 2:
         return [0, 1] if c[0] <= d[1] else [1, 0] if c[1] <= d[0] else None
+    # most often the units in the order of their latest calls will do
+    order = sorted(range(n), key=c.__getitem__)
+    for k in range(1, n):
+        if d[order[k]] < c[order[k - 1]]:
+            break
+    else:
+        return order
     by_c = sorted(range(n), key=c.__getitem__, reverse=True)
     by_d = sorted(range(n), key=d.__getitem__, reverse=True)
     taken = [False] * n

@@ -319,3 +319,30 @@ def test_a_stale_read_the_witness_stops_at_is_refuted_without_a_search() -> None
     assert verdict.evidence.longest_prefix == ()
     assert "Shown without a search" in explain(verdict, MODEL)
     assert len(verdict.evidence.window) == 2 and verdict.evidence.window_minimal
+
+
+# --- the order of the units ------------------------------------------------------------------
+
+
+def _fits(order: list[int], c: list[int], d: list[int]) -> bool:
+    """Each unit may come after every one before it: their latest calls are no later than its
+    earliest return."""
+    return all(c[order[i]] <= d[order[k]] for k in range(len(order)) for i in range(k))
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), min_size=1, max_size=6))
+def test_units_are_ordered_whenever_some_order_fits(units: list[tuple[int, int]]) -> None:
+    from itertools import permutations
+
+    from checkers.linearizability.kv_fast import units_in_order
+
+    c = [call for call, _ in units]
+    d = [ret for _, ret in units]
+    order = units_in_order(c, d)
+    some = any(_fits(list(p), c, d) for p in permutations(range(len(units))))
+    note(f"order {order}, some order fits: {some}")
+    if order is None:
+        assert not some
+    else:
+        assert sorted(order) == list(range(len(units))) and _fits(order, c, d)
