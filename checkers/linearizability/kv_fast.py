@@ -426,8 +426,11 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                     members[head] = [out]
 
         # Each block: its appends in order, each followed by the gets of the value it leaves.
-        copies = {appends[s]: iter(kin) for s, kin in again.items()}  # taken in the order called
-        taken = [False] * len(ops)
+        # An append placed leaves `unread`; a suffix appended more than once is placed first as
+        # its first append, then as the others in the order called.
+        unread = appends
+        copies = {s: iter(kin[1:]) for s, kin in again.items()}
+        take = unread.pop
         runs: list[list[int]] = []
         for head, read in members.items():
             # the gets by the length of the value they read, and the longest value
@@ -451,14 +454,11 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
             if got is not None:
                 run += got
             for piece in cut:
-                j = appends[piece]
-                if copies and j in copies:
-                    j = next(copies[j], -1)
+                j = take(piece, -1)
+                if j < 0:
+                    j = next(copies[piece], -1)  # (KeyError: no append of it, or read twice)
                     if j < 0:
                         return None  # a suffix read more often than appended
-                if taken[j]:
-                    return None  # an append read in two places
-                taken[j] = True
                 run.append(j)
                 size += len(piece)
                 got = by_size.get(size)
@@ -470,9 +470,9 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 runs.append(run)
 
         # The writes no get read, each a unit.
-        free = [j for j in appends.values() if not taken[j]]
-        if again:
-            free += [j for kin in again.values() for j in kin[1:] if not taken[j]]
+        free = list(unread.values())
+        for rest in copies.values():
+            free += rest
         if len(puts) > len(members):
             free += [j for head, j in puts.items() if j >= 0 and head not in members]
         first = runs.pop(0) if head0 in members else []
