@@ -443,10 +443,13 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 by_size[size] = values[out]
                 if size > most:
                     longest, most = out, size
-            cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
-            if cut[0]:
-                return None  # not the block's head and appends after it
-            del cut[0]
+            if most == len(head):
+                cut = []  # (no append read in the block)
+            else:
+                cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
+                if cut[0]:
+                    return None  # not the block's head and appends after it
+                del cut[0]
             p = puts[head]
             run = [] if p < 0 else [p]
             size = len(head)
