@@ -1,5 +1,8 @@
 """A linearization of a kv (or register) part read off its values: a guess, checked by the caller.
 
+Two guesses: `by_offsets`, cheap, for the common case (string values whose suffixes share a
+first character, as Porcupine's do), asked first; `propose`, for the rest.
+
 The checker validates what `propose` returns (`wgl._witnessed`: every op once, real time kept,
 every output the model's) and searches when it returns None or the order fails, so a mistake
 here costs time, never a verdict.
