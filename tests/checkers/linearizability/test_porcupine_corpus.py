@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from campaign.formats.history import read_history
-from checkers.linearizability import CAS_REGISTER, KV, check, with_initial
+from checkers.linearizability import CAS_REGISTER, KV, check, pair, with_initial
+from checkers.linearizability.kv_fast import by_offsets
+from checkers.linearizability.wgl import _witnessed, partition
 from tests.conftest import shared_path
 
 _ROW = re.compile(r"^\|\s*`(?P<path>(?:jepsen|kv)/[^`]+)`\s*\|(?P<rest>.*)$")
@@ -79,6 +81,15 @@ def test_every_key_of_a_linearizable_kv_history_is_witnessed_without_a_search(co
     verdict = check(with_initial(KV, ""), read_history(corpus / "kv" / f"{name}.txt").ops, minimize=False)
     assert verdict.valid is True
     assert [p.key for p in verdict.evidence.partitions if p.explored] == []
+
+
+def test_every_key_of_c10_ok_is_witnessed_by_the_quick_guess(corpus: Path) -> None:
+    """c10-ok's figure against Porcupine depends on the cheaper guess (`by_offsets`) being
+    right for every key, its repeated suffixes included, without asking `propose`."""
+    model = with_initial(KV, "")
+    for key, ops in partition(model, pair(read_history(corpus / "kv" / "c10-ok.txt").ops)):
+        order = by_offsets(ops, model.init)
+        assert order is not None and _witnessed(model, key, ops, order) is not None, key
 
 
 @pytest.mark.slow
