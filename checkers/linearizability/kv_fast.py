@@ -49,7 +49,6 @@ _INF = float("inf")
 _INIT = -1  # the writer of the initial state
 _CALL = attrgetter("call")
 _RET = attrgetter("ret")
-_STR = frozenset({str})
 
 
 def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:

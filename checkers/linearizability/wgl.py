@@ -35,7 +35,6 @@ import gc
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Hashable, Sequence
-from operator import attrgetter
 from typing import Any
 
 from attrs import evolve
@@ -360,8 +359,6 @@ def _witnessed(
     )
 
 
-_CALL = attrgetter("call")
-_RET = attrgetter("ret")
 
 
 def partition(
@@ -373,25 +370,16 @@ def partition(
     every state, so it can always be linearized (at its call) and constrains nothing."""
     groups: dict[Hashable, list[Operation]] = {}
     read_only = model.read_only
-    if model.partition is _by_key:  # (the common case, without a call per op)
-        for o in operations:
-            if o.ret is None and o.f in read_only:
-                continue
-            try:
-                groups[o.key].append(o)
-            except KeyError:
-                groups[o.key] = [o]
-    else:
-        key_of = model.partition
-        for o in operations:
-            if o.ret is None and o.f in read_only:
-                continue
-            k = key_of(o)
-            group = groups.get(k)
-            if group is None:
-                groups[k] = [o]
-            else:
-                group.append(o)
+    by_key = model.partition is _by_key  # (the common case: no call per op)
+    key_of = model.partition
+    for o in operations:
+        if o.ret is None and o.f in read_only:
+            continue
+        k = o.key if by_key else key_of(o)
+        try:
+            groups[k].append(o)
+        except KeyError:
+            groups[k] = [o]
     return tuple([(k, tuple(v)) for k, v in groups.items()])
 
 
