@@ -7,7 +7,7 @@
 2. Spark vs local: a --seconds campaign (default 5 minutes) on the local engine with 2 workers
    and on Spark local[2]; target: Spark within 25% of local runs per second.
 3. Spark session start-up: wall-clock seconds from nothing to a usable embedded session
-   (a fresh process each time: `campaign.spark.STARTUP_SECONDS`).
+   (a fresh process each time: `campaign.spark_session.STARTUP_SECONDS`).
 
 Each measurement runs `tcmcheck fuzz --max-seconds T` in a fresh process (so each engine pays its
 own start-up, reported apart) and computes runs per second from the rows themselves: runs / (last
@@ -52,7 +52,7 @@ def campaign(out: Path, seconds: float, seed: int, *extra: str) -> tuple[int, fl
 
 
 def spark_startup() -> float:
-    code = ("from campaign import spark; spark.session(parallelism=2); "
+    code = ("from campaign import spark_session as spark; spark.session(parallelism=2); "
             "print(spark.STARTUP_SECONDS); spark.stop_session()")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from campaign.stateful import MACHINES, _no_local_constants, machine_class  # noqa: E402
+from campaign.kinds.stateful import MACHINES, machine_class, no_local_constants  # noqa: E402
 
 
 def bench(machine: str, examples: int, steps: int, seed: int) -> dict[str, float]:
@@ -44,7 +44,7 @@ def bench(machine: str, examples: int, steps: int, seed: int) -> dict[str, float
     test = get_state_machine_test(Counting, settings=s)
     hypothesis_seed(seed)(test)
     started, cpu = time.perf_counter(), time.process_time()
-    with _no_local_constants():
+    with no_local_constants():
         test()
     took, cpu = time.perf_counter() - started, time.process_time() - cpu
     ran = max(counted["examples"], 1)

@@ -1,106 +1,84 @@
-"""Fuzzing campaigns: many runs (campaign/runs.py), each a pure function of (kind, seed),
-mapped over an engine (local processes, campaign/pool.py, or Spark, campaign/spark.py), written
-as they finish into a campaign folder (campaign/store.py) of Parquet rows and replayable failure
-files.
+"""Fuzzing campaigns: many runs, each a pure function of its `RunSpec`, mapped over an engine
+(campaign/engines/) and handed back one record at a time — to be written as it finishes into a
+campaign folder (campaign/store.py) of Parquet rows and replayable failure files.
 
-The run kinds, their checks and records live in `campaign.runs`; shrinking in `campaign.shrink`;
-this module plans a campaign and runs it. The names of those modules are
-re-exported here for the commands and tests.
+`run_campaign` is the one campaign loop: `tcmcheck fuzz` runs it over a plan of generated runs,
+the mutant matrix (campaign/mutants/) over its reshaped cases.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from campaign.pool import run_inline, run_pool
-from campaign.runs import (
-    DEFAULT_KINDS,
-    KINDS,
-    MUTANTS,
-    Outcome,
-    RunRecord,
-    check_case,
-    checked,
-    failure_doc,
-    generate_case,
-    run_one,
-)
-from campaign.shrink import case_size, cause_class, shrink_case
-from campaign.store import COLUMNS, TIMING_COLUMNS, CampaignDir
+from campaign.engines.base import Engine, EngineOptions, Task
+from campaign.engines.local import LocalEngine
+from campaign.engines.registry import DEFAULT_ENGINE, make_engine
+from campaign.kinds import DEFAULT_KINDS
+from campaign.run.findings import known_finding
+from campaign.run.record import RunRecord, RunSpec
+from campaign.store import CampaignDir
 
 SEED_STRIDE = 1_000_003
 """Run i of a campaign with seed S has seed S * SEED_STRIDE + i (a prime stride: campaigns with
 neighbouring seeds do not share runs for the first million runs)."""
 
 
-
 def run_seed(campaign_seed: int, run: int) -> int:
     return campaign_seed * SEED_STRIDE + run
 
 
-# ---------------------------------------------------------------- a campaign
-
-
-def plan(runs: int, campaign_seed: int, kinds: Iterable[str]) -> list[tuple[int, str, int]]:
-    """(run, kind, seed) for every run: kinds alternate, seeds derive from (S, i)."""
+def plan(runs: int, campaign_seed: int, kinds: Iterable[str], *, mutant: str | None = None,
+         fixes: frozenset[str] = frozenset(), skip: Container[int] = ()) -> Iterator[Task]:
+    """Every run of a campaign but those in `skip` (already recorded): kinds alternate, seeds
+    derive from (S, i). A generator: a campaign of a billion runs (stopped by --max-seconds)
+    costs no memory up front."""
     ks = tuple(kinds)
-    return [(i, ks[i % len(ks)], run_seed(campaign_seed, i)) for i in range(runs)]
+    return ((i, RunSpec(kind=ks[i % len(ks)], seed=run_seed(campaign_seed, i), mutant=mutant, fixes=fixes))
+            for i in range(runs) if i not in skip)
 
 
 def is_new_failure(rec: RunRecord, strict: bool = False) -> bool:
-    """A failing run that is not a known finding (campaign/known_findings.py; a finding whose
-    fix the run had on is not known) — with `strict`, any failing run."""
-    from campaign.known_findings import known_finding
-
-    return not rec.outcome.valid and (
-        strict or known_finding(cause_class(rec.outcome.cause), rec.fixes) is None)
+    """A failing run that is not a known finding (campaign/run/findings.py; a finding whose fix
+    the run had on is not known) — with `strict`, any failing run."""
+    cause = rec.outcome.cause
+    return cause is not None and (strict or known_finding(cause.klass, rec.spec.fixes) is None)
 
 
-def run_campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = DEFAULT_KINDS, workers: int = 1,
-                 max_seconds: float | None = None, fail_fast: bool = False, strict: bool = False,
-                 mutant: str | None = None, on_record: Callable[[RunRecord], None] | None = None,
-                 engine: str = "local", master: str | None = None, run_timeout: float | None = None,
-                 skip: Container[int] = (), stopping: Callable[[], bool] | None = None,
-                 fixes: frozenset[str] = frozenset()) -> list[RunRecord]:
-    """Every run of the plan but those in `skip` (already recorded), or those finished before
-    `max_seconds`, the first new failure with `fail_fast` (a known finding does not stop it
-    unless `strict`), or `stopping()`; sorted by run index.
-
-    Engines: `local` runs on `workers` processes (`workers == 1` without `run_timeout`: in this
-    process); `spark` runs each run as a Spark task on `master` (default `local[workers]`).
-    `on_record` sees each record in the main process as it finishes (to write it at once)."""
-    ks = tuple(kinds)
-    # a generator: a campaign of a billion runs (stopped by --max-seconds) costs no memory up front
-    todo = ((i, ks[i % len(ks)], run_seed(campaign_seed, i), mutant, fixes)
-            for i in range(runs) if i not in skip)
+def run_campaign(tasks: Iterable[Task], engine: Engine | None = None, *, max_seconds: float | None = None,
+                 fail_fast: bool = False, strict: bool = False,
+                 on_record: Callable[[RunRecord], bool | None] | None = None,
+                 stopping: Callable[[], bool] | None = None) -> list[RunRecord]:
+    """Every task run on `engine` (default: in this process) until the tasks run out, or
+    `max_seconds` passed, or the first new failure with `fail_fast` (a known finding does not
+    stop it unless `strict`), or `stopping()`, or `on_record` (which sees each record in this
+    process as it finishes, to write it at once) returns False; the records, sorted by run."""
+    runner: Engine = engine if engine is not None else LocalEngine(EngineOptions())
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[RunRecord] = []
     stop_now = stopping or (lambda: False)
 
     def keep(rec: RunRecord) -> bool:
         records.append(rec)
-        if on_record is not None:
-            on_record(rec)
-        stop = (fail_fast and is_new_failure(rec, strict)) or (deadline is not None and time.monotonic() > deadline)
+        go_on = on_record(rec) if on_record is not None else None
+        stop = (go_on is False or (fail_fast and is_new_failure(rec, strict))
+                or (deadline is not None and time.monotonic() > deadline))
         return not stop
 
-    if engine == "spark":
-        from campaign.spark import run_spark
-
-        run_spark(todo, master=master, parallelism=workers, keep=keep, stopping=stop_now, run_timeout=run_timeout)
-    elif engine != "local":
-        raise ValueError(f"unknown engine {engine!r}")
-    elif workers <= 1 and run_timeout is None:
-        run_inline(todo, keep=keep, stopping=stop_now)
-    else:
-        run_pool(todo, workers=workers, keep=keep, stopping=stop_now, run_timeout=run_timeout)
+    runner.run(tasks, keep=keep, stopping=stop_now)
     return sorted(records, key=lambda r: r.run)
 
 
-# ---------------------------------------------------------------- files
+def campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = DEFAULT_KINDS, workers: int = 1,
+             run_timeout: float | None = None, mutant: str | None = None, fixes: frozenset[str] = frozenset(),
+             engine: str = DEFAULT_ENGINE, master: str | None = None, max_seconds: float | None = None,
+             fail_fast: bool = False, strict: bool = False) -> list[RunRecord]:
+    """A whole campaign's records, without a campaign folder (tests, notebooks): `tcmcheck fuzz`
+    without the files."""
+    runner = make_engine(engine, EngineOptions(workers=workers, run_timeout=run_timeout, master=master))
+    return run_campaign(plan(runs, campaign_seed, kinds, mutant=mutant, fixes=fixes), runner,
+                        max_seconds=max_seconds, fail_fast=fail_fast, strict=strict)
 
 
 def write_outputs(out: Path, records: list[RunRecord]) -> Path:
@@ -113,13 +91,4 @@ def write_outputs(out: Path, records: list[RunRecord]) -> Path:
     return folder.compact(rows)
 
 
-def read_runs(path: Path) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
-    return rows
-
-
-__all__ = ["COLUMNS", "TIMING_COLUMNS", "CampaignDir", "is_new_failure", "DEFAULT_KINDS", "KINDS", "MUTANTS", "Outcome", "RunRecord", "case_size", "cause_class", "check_case", "checked",
-           "failure_doc", "generate_case", "plan", "read_runs", "run_campaign", "run_one", "run_seed", "shrink_case",
-           "write_outputs"]
+__all__ = ["SEED_STRIDE", "campaign", "is_new_failure", "plan", "run_campaign", "run_seed", "write_outputs"]

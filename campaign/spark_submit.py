@@ -4,7 +4,7 @@
         fuzz --engine spark --runs 100000 --seed 7 --out /shared/campaign-7
 
 spark-submit starts the JVM and the session (master, executors, resources from its own options);
-`campaign.spark.session()` then uses that session as it is. The executors need tcmcheck installed
+`campaign.spark_session.session()` then uses that session as it is. The executors need tcmcheck installed
 in the same Python (`pip install tcmcheck` or the checkout, and `PYSPARK_PYTHON` pointing at it).
 """
 

@@ -21,26 +21,25 @@ from pathlib import Path
 from typing import Any
 
 from campaign.errors import BadInput
-from campaign.runs import RunRecord
+from campaign.run.record import RunRecord
 
 MANIFEST = "campaign.json"
 LOG = "runs.log.jsonl"
 TABLE = "runs.parquet"
 FAILURES = "failures"
 
-COLUMNS = ("run", "kind", "seed", "valid", "cause", "final_epoch", "steps", "counters_json",
+COLUMNS = ("run", "kind", "seed", "valid", "cause", "cause_class", "final_epoch", "steps", "counters_json",
            "coverage_json", "mutant", "fix", "replay", "failure_file", "duration_s", "finished_at")
 TIMING_COLUMNS = ("duration_s", "finished_at")
 """The only columns that differ between two campaigns of the same command (wall clock)."""
-
-INT64_MAX = 2**63 - 1
 
 
 def schema() -> Any:
     import pyarrow as pa
 
     return pa.schema([("run", pa.int64()), ("kind", pa.string()), ("seed", pa.int64()),
-                      ("valid", pa.bool_()), ("cause", pa.string()), ("final_epoch", pa.int64()),
+                      ("valid", pa.bool_()), ("cause", pa.string()), ("cause_class", pa.string()),
+                      ("final_epoch", pa.int64()),
                       ("steps", pa.int64()), ("counters_json", pa.string()),
                       ("coverage_json", pa.string()), ("mutant", pa.string()),
                       ("fix", pa.string()), ("replay", pa.string()), ("failure_file", pa.string()),
@@ -218,7 +217,7 @@ class CampaignDir:
             _atomic_write(self.failures / name, (rec.failure + "\n").encode())
             self.failure_files.append(name)
             failure_file = f"{FAILURES}/{name}"
-        row = rec.row(rec.replay())
+        row = rec.row()
         row["failure_file"] = failure_file
         row["finished_at"] = round(finished_at, 3)
         self._log.write(json.dumps(row, sort_keys=True) + "\n")
@@ -226,7 +225,7 @@ class CampaignDir:
         return row
 
     def _failure_name(self, rec: RunRecord) -> str:
-        base = f"{rec.kind}-{rec.seed}"
+        base = f"{rec.spec.kind}-{rec.spec.seed}"
         name = f"{base}.json"
         n = 0
         taken = set(self.failure_files)
@@ -271,8 +270,9 @@ class CampaignDir:
             self._log = None
 
 
-OPTIONAL_COLUMNS = ("coverage_json", "mutant", "fix", "failure_file", "finished_at")
-"""Columns campaigns written before durable campaigns lack; a report does without them."""
+OPTIONAL_COLUMNS = ("cause_class", "coverage_json", "mutant", "fix", "failure_file", "finished_at")
+"""Columns older campaigns lack (before durable campaigns; `cause_class` before 0.2); a report
+does without them."""
 
 
 def check_schema(path: Path) -> None:

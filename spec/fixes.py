@@ -1,7 +1,7 @@
 """Proposed fixes for the findings, as options: the faithful rules stay the default.
 
-Each fix is named after what it changes; `FINDING_FIXES` maps a finding (campaign/known_findings.py)
-to the fix that removes it. `execute(t, m, fixes)` runs a transformation with the chosen fixes;
+Each fix is named after what it changes; each known finding (campaign/run/findings.py) names the
+fix that removes it. `execute(t, m, fixes)` runs a transformation with the chosen fixes;
 with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
 
 - `composition-guard`: refuse a PREPARE whose deltas, with those of the sequences in flight,
@@ -55,17 +55,6 @@ METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED,
 DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION})
 """The fixes impl's nodes apply (through `Settings.fixes`)."""
 
-FINDING_FIXES: dict[str, str] = {
-    "nts-rack-composition": COMPOSITION_GUARD,
-    "concurrent-leaves-under-rf": LEAVE_COUNTS_IN_FLIGHT,
-    "unregister-prepared-join": UNREGISTER_IDLE_ONLY,
-    "replace-cms-member": REPLACE_CMS_MEMBER_GUARD,
-    "cross-dc-replace": REPLACE_SAME_DC,
-    "cancel-after-mid": TWO_EPOCH_CANCEL,
-    "replaced-node-barrier-gap": BARRIER_WAITS_FOR_REPLACED,
-    "remove-replace-single-source": STREAM_FROM_ALL_REPLICAS,
-    "relaxed-progress-barrier": BARRIER_NO_RELAXATION,
-}
 
 _PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})
 

@@ -179,6 +179,11 @@ ALL: tuple[Invariant, ...] = (
 )
 
 
+def violations(m: ClusterMetadata) -> tuple[tuple[str, str], ...]:
+    """Every violation of every invariant, as (invariant's name, what is wrong)."""
+    return tuple((inv.__name__, v) for inv in ALL for v in inv(m))
+
+
 def check_invariants(m: ClusterMetadata) -> tuple[str, ...]:
     """Every violation of every invariant, each prefixed with the invariant's name."""
-    return tuple(f"{inv.__name__}: {v}" for inv in ALL for v in inv(m))
+    return tuple(f"{name}: {v}" for name, v in violations(m))

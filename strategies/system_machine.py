@@ -13,7 +13,7 @@ Invariants after every step (the checkers and judge pieces the campaign uses, no
 every node's log is a prefix of the longest and no epoch holds two entries and no entry id is
 committed twice and the commit history is linearizable (`checkers.logs.check_logs`, with the
 spec justifying every rejection); each live node's metadata equals the spec's replay of the log
-up to its epoch (`campaign.judge.spec_view` against `impl.cluster.metadata_view`); no applied
+up to its epoch (`campaign.run.judge.spec_view` against `impl.cluster.metadata_view`); no applied
 epoch goes backwards; no apply failure; the client history so far is linearizable (kv model).
 
 Swarm testing: `boot` draws which rule families and which operations are enabled, and the
@@ -35,8 +35,6 @@ after `from strategies.system_machine import SystemMachine`.
 
 from __future__ import annotations
 
-import json
-import time
 from typing import Any
 
 from hypothesis import currently_in_test_context
@@ -45,11 +43,16 @@ from hypothesis import strategies as st
 from hypothesis import target as _target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from campaign.formats.scenario import parse_scenario
+from campaign.run.histories import check_clients, commit_attempts, log_entry
+from campaign.run.judge import SpecReplay, spec_start, spec_view, violation_line
+from campaign.run.variants import engine_for
+from checkers.logs import NodeLog, check_logs, longest
+from impl.bugs import check_names
 from impl.bus import Latency, NetworkFaults
 from impl.client_workload import ClientOp
 from impl.cluster import Cluster, metadata_view
 from impl.entry import Entry, canonical_json
-from impl.history import Op
 from impl.scenario import Operation
 from impl.sim.clock import ms_to_ns
 
@@ -112,8 +115,6 @@ class SystemMachine(RuleBasedStateMachine):
                 fixes: frozenset[str] = frozenset()) -> type[SystemMachine]:
         """A machine class planting `mutants` and running with `fixes` (printed programs still
         construct `SystemMachine()`: the values are `boot` arguments)."""
-        from impl.bugs import check_names
-
         check_names(mutants)
         return type("SystemMachine", (cls,), {"PLANTED": frozenset(mutants), "FIXES": frozenset(fixes),
                                               "__module__": cls.__module__})
@@ -135,9 +136,7 @@ class SystemMachine(RuleBasedStateMachine):
         # what the invariants have seen (they only look again when something happened)
         self._seen_events = -1
         self._seen_clients = 0
-        self._spec: dict[int, Any] = {}
-        self._spec_epoch = 0
-        self._refused: list[str] = []
+        self._replay: SpecReplay | None = None
         self._views: dict[int, str] = {}
         self._checked: dict[str, Any] = {}
         self._log_entries: dict[Entry, Any] = {}
@@ -165,8 +164,6 @@ class SystemMachine(RuleBasedStateMachine):
              snapshot_interval: int, families: frozenset[str], operations: frozenset[str],
              levels: tuple[str, str], mutants: frozenset[str] = frozenset(),
              fixes: frozenset[str] = frozenset()) -> None:
-        from campaign.formats.scenario import parse_scenario
-
         self.families, self.operations, self.fixes = families, operations, fixes
         ids = NODES[:nodes]
         dc_of = self.dc_of = {n: DCS[i % dcs] for i, n in enumerate(ids)}
@@ -195,10 +192,8 @@ class SystemMachine(RuleBasedStateMachine):
             "mutants": sorted(mutants),
         }
         scenario = parse_scenario(doc)
-        self.cluster = Cluster(scenario, 0, engine=_engine(mutants, fixes), spares=SPARES)
-        self._start = _spec_start(scenario)
-        self._spec = {self._start.epoch: self._start}
-        self._spec_epoch = self._start.epoch
+        self.cluster = Cluster(scenario, 0, engine=engine_for(mutants, fixes), spares=SPARES)
+        self._replay = SpecReplay(spec_start(scenario), fixes=fixes)
         for f in FAMILIES:
             event(f"family {f}: {'on' if f in families else 'off'}")
         self._run(0)
@@ -449,8 +444,6 @@ class SystemMachine(RuleBasedStateMachine):
         self._steer()
 
     def _node_logs(self) -> tuple[Any, ...]:
-        from checkers.logs import LogEntry, NodeLog
-
         memo = self._log_entries
         out = []
         for nid in self.c.node_ids:
@@ -460,52 +453,38 @@ class SystemMachine(RuleBasedStateMachine):
                 entry = disk.entries[e]
                 le = memo.get(entry)
                 if le is None:
-                    le = memo[entry] = LogEntry(epoch=entry.epoch, entry_id=entry.entry_id, kind=entry.kind,
-                                                transformation=json.loads(entry.transformation))
+                    le = memo[entry] = log_entry(entry.epoch, entry.entry_id, entry.kind, entry.transformation)
                 entries.append(le)
             out.append(NodeLog(node=nid, entries=tuple(entries)))
         return tuple(out)
 
-    def _check_logs(self) -> None:
-        from campaign.judge import SpecReplay, _violation_line, commit_attempts
-        from checkers.logs import check_logs, longest
+    @property
+    def replay(self) -> SpecReplay:
+        assert self._replay is not None
+        return self._replay
 
+    def _check_logs(self) -> None:
         logs = self._node_logs()
         reference = longest(logs)
         log = reference.entries if reference is not None else ()
         # the spec's replay of the committed log, extended by the entries not replayed yet (from
         # any node: one that installed a snapshot holds no entries below it)
-        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > self._spec_epoch}
+        replay = self.replay
+        done = replay.final.epoch
+        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > done}
         new: list[Any] = []
-        while self._spec_epoch + 1 + len(new) in held:
-            new.append(held[self._spec_epoch + 1 + len(new)])
-        if new and not self._refused and new[0].epoch == self._spec_epoch + 1:
-            more = SpecReplay(self._spec[self._spec_epoch], tuple(new), self.fixes)
-            self._spec.update(more.states)
-            self._spec_epoch = more.final.epoch
-            self._refused = more.refused
-        assert not self._refused, f"the spec refuses the committed log: {self._refused[0]}"
-        full = not log or log[0].epoch == self._start.epoch + 1
-        attempts = commit_attempts(_History(self.c.history.ops))  # type: ignore[arg-type]
-        verdict = check_logs(logs, attempts, justify_rejection=self._justify if full else None,
-                             initial_epoch=self._start.epoch)
+        while done + 1 + len(new) in held:
+            new.append(held[done + 1 + len(new)])
+        replay.extend(new)
+        assert not replay.refused, f"the spec refuses the committed log: {replay.refused[0]}"
+        full = not log or log[0].epoch == replay.start.epoch + 1
+        attempts = commit_attempts([op for op in self.c.history.ops if op.f == "commit"])
+        verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
+                             initial_epoch=replay.start.epoch)
         assert verdict.valid is True, "log invariant: " + "; ".join(
-            _violation_line(v) for v in verdict.evidence[:3])
-
-    def _justify(self, upto: tuple[Any, ...], transformation: Any, reason: str) -> bool:
-        from campaign.formats.transformations import parse_transformation
-        from checkers.linearizability.frozen import thaw
-        from spec.fixes import execute
-        from spec.transformations import Rejected
-
-        state = self._spec.get(upto[-1].epoch if upto else self._start.epoch)
-        if state is None:
-            return True
-        return isinstance(execute(parse_transformation(thaw(transformation)), state, self.fixes), Rejected)
+            violation_line(v) for v in verdict.evidence[:3])
 
     def _check_holdings(self) -> None:
-        from campaign.judge import spec_view
-
         for nid in self.c.node_ids:
             node = self.c.nodes.get(nid)
             if node is None:
@@ -514,7 +493,7 @@ class SystemMachine(RuleBasedStateMachine):
             if self._checked.get(nid) is meta:
                 continue
             epoch = node.log.applied
-            state = self._spec.get(epoch)
+            state = self.replay.states.get(epoch)
             if state is None:
                 continue  # ahead of the longest log's replay: cannot happen once logs are prefixes
             if epoch not in self._views:
@@ -525,10 +504,6 @@ class SystemMachine(RuleBasedStateMachine):
             self._checked[nid] = meta
 
     def _check_clients(self) -> None:
-        from campaign.judge import _as_history
-        from checkers.linearizability.model import KV
-        from checkers.linearizability.wgl import check
-
         ops = [op for op in self.c.history.ops if op.f != "commit"]
         if len(ops) == self._seen_clients:
             return
@@ -536,7 +511,7 @@ class SystemMachine(RuleBasedStateMachine):
         for op in ops:
             if op.type in ("ok", "fail", "info"):
                 event(f"client {op.f} {op.type}")
-        verdict = check(KV, _as_history(ops), deadline=time.monotonic() + 20.0)
+        verdict = check_clients(ops, timeout_s=20.0)
         assert verdict.valid is not False, f"client history not linearizable: {verdict.cause}"
 
     def _steer(self) -> None:
@@ -556,31 +531,6 @@ class SystemMachine(RuleBasedStateMachine):
         for _node, op, outcome in c.operation_outcomes[self._outcomes:]:
             event(f"{op} {outcome.split(':')[0]}")
         self._outcomes = len(c.operation_outcomes)
-
-
-class _History:
-    """What `campaign.judge.commit_attempts` reads of a run result."""
-
-    def __init__(self, ops: list[Op]) -> None:
-        self.commit_history = tuple(op for op in ops if op.f == "commit")
-
-
-def _spec_start(scenario: Any) -> Any:
-    from campaign.judge import spec_start
-
-    return spec_start(scenario)
-
-
-def _engine(mutants: frozenset[str], fixes: frozenset[str]) -> Any:
-    from impl.bugs import BY_NAME, MutantEngine
-
-    if any(BY_NAME[m].engine for m in mutants):
-        return MutantEngine(mutants, fixes)
-    if fixes:
-        from campaign.runs import _FixedEngine
-
-        return _FixedEngine(fixes)
-    return None
 
 
 __all__ = ["SystemMachine"]  # what a printed counterexample needs

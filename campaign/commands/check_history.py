@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from campaign.commands.options import backend_options
 from campaign.errors import BadInput
 from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
 from campaign.formats.jsonio import in_file
@@ -44,9 +45,7 @@ EXIT = {True: 0, False: 1, "unknown": 3}
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML timeline of the history and the verdict.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
-              help="spark: check each key's part of the history as a Spark task (campaign/spark.py).")
-@click.option("--master", default=None, help="Spark master URL (default: embedded local[*]); implies --engine spark.")
+@backend_options("spark: check each key's part of the history as a Spark task (campaign/engines/spark_history.py).")
 def check_history(
     file: Path,
     model_name: str | None,
@@ -77,7 +76,9 @@ def check_history(
     except BadInput as e:
         raise in_file(e, file) from None
     if engine == "spark" or master is not None:
-        from campaign.spark import check_history_spark
+        from campaign.engines.spark_history import (
+            check_history_spark,  # optional dependency: pyspark
+        )
 
         verdict = check_history_spark(
             model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,

@@ -1,9 +1,9 @@
 """`tcmcheck fuzz [--runs N] [--seed S] [--workers W] [--kinds sim,refine,stateful] [--out DIR] ...`.
 
-A shell around `campaign.fuzz.run_campaign`: parses options, shows progress on stderr when it
-is a terminal, writes `DIR/runs.parquet` and `DIR/failures/<kind>-<seed>.json`, prints one
-summary line and each failure with its replay command. Exit 0 if every run is valid, 1 if any
-failed, 2 on bad options.
+A shell around `campaign.fuzz.run_campaign`: parses options, shows progress on stderr, writes
+`DIR/runs.parquet` and `DIR/failures/<kind>-<seed>.json` as runs finish, prints one summary line
+and each cause class with its replay command. Exit 0 if every run is valid or fails with a known
+finding, 1 if any failed otherwise, 2 on bad options.
 """
 
 from __future__ import annotations
@@ -15,30 +15,16 @@ from typing import Any
 
 import click
 
+from campaign.commands.campaign_options import engine_options, parse_kinds
+from campaign.commands.options import check_mutant, parse_fixes
+from campaign.engines.base import EngineOptions
+from campaign.engines.registry import make_engine
 from campaign.errors import BadInput
-
-
-def parse_kinds(value: str) -> tuple[str, ...]:
-    from campaign.runs import KINDS
-
-    kinds = tuple(k.strip() for k in value.split(",") if k.strip())
-    if not kinds:
-        raise BadInput(f"--kinds: name at least one run kind ({', '.join(KINDS)})")
-    for k in kinds:
-        if k not in KINDS:
-            raise BadInput(f"--kinds: unknown run kind {k!r} (known: {', '.join(KINDS)})")
-    if len(set(kinds)) != len(kinds):
-        raise BadInput(f"--kinds: a run kind is listed twice in {value!r}")
-    return kinds
-
-
-def check_mutant(mutant: str | None) -> str | None:
-    from campaign.runs import MUTANTS
-
-    if mutant is not None and mutant not in MUTANTS:
-        raise BadInput(f"--mutant: unknown mutant {mutant!r} (known: {', '.join(MUTANTS)})")
-    return mutant
-
+from campaign.fuzz import plan, run_campaign, run_seed
+from campaign.report.aggregate import class_of, fixes_of
+from campaign.run.findings import KnownFinding, known_finding
+from campaign.run.record import INT64_MAX, RunRecord
+from campaign.store import CampaignDir
 
 PROGRESS_EVERY_S = 10.0
 """Without a terminal, one progress line this often (a log file, CI)."""
@@ -47,9 +33,6 @@ PROGRESS_EVERY_S = 10.0
 def check_seed_range(runs: int, seed: int) -> None:
     """Run seeds are int64 in runs.parquet: refuse a campaign whose last run seed would not fit,
     before any run starts."""
-    from campaign.fuzz import run_seed
-    from campaign.store import INT64_MAX
-
     if seed < 0:
         raise BadInput(f"--seed: expected a non-negative seed, got {seed}")
     last = run_seed(seed, runs - 1)
@@ -156,9 +139,7 @@ class _Progress:
               show_default=True, help="Output directory (runs.parquet, failures/).")
 @click.option("--resume", is_flag=True, default=False,
               help="Continue the campaign in --out: run only the runs it has not recorded.")
-@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
-              help="local: worker processes; spark: each run a Spark task (embedded local[W] or --master).")
-@click.option("--master", default=None, help="Spark master URL (spark://HOST:PORT, yarn, ...); implies --engine spark.")
+@engine_options("local: worker processes; spark: each run a Spark task (embedded local[W] or --master).")
 @click.option("--spark-ui", is_flag=True, default=False, help="Keep the embedded Spark web UI on (off by default).")
 @click.option("--run-timeout", type=float, default=300.0, show_default=True,
               help="Seconds one run may take before it is stopped and recorded as a timeout.")
@@ -167,7 +148,7 @@ class _Progress:
 @click.option("--fail-fast", is_flag=True, default=False,
               help="Stop at the first new failure (a known finding does not stop it, unless --strict).")
 @click.option("--strict", is_flag=True, default=False,
-              help="Fail on known findings too (campaign/known_findings.py); by default they are "
+              help="Fail on known findings too (campaign/run/findings.py); by default they are "
                    "reported apart and only new failures make the exit status 1.")
 @click.option("--mutant", default=None,
               help="Run against a deliberately broken impl: a known-bug switch of impl/bugs.py "
@@ -181,9 +162,6 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
     import math
     import time
-
-    from campaign.fuzz import RunRecord, run_campaign
-    from campaign.store import CampaignDir
 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
@@ -203,29 +181,21 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         raise BadInput(f"--run-timeout: expected a positive number of seconds, got {run_timeout}")
     kind_list = parse_kinds(kinds)
     check_mutant(mutant)
-    from campaign.known_findings import parse_fixes
-
     fixes = parse_fixes(fix_names)
     if fixes and mutant is not None:
         raise BadInput("--fix: not with --mutant (a mutant is a broken engine, not a fix)")
-    if master is not None:
-        engine = "spark"
-    if engine == "spark":
-        from campaign.spark import check_java, under_spark_submit
-
-        if not under_spark_submit():
-            check_java()
+    runner = make_engine("spark" if master is not None else engine,
+                         EngineOptions(workers=workers, run_timeout=run_timeout, master=master, ui=spark_ui))
+    runner.check()
     out = Path(out_dir)
     folder = CampaignDir(out)
     params = {"runs": runs, "seed": seed, "kinds": list(kind_list), "mutant": mutant,
               "fixes": sorted(fixes)}
     recorded = folder.prepare(params, resume=resume)  # every output check, before any run
     recorded = {r: row for r, row in recorded.items() if r < runs}
-    if engine == "spark":
-        from campaign import spark
-
-        spark.session(master, parallelism=workers, ui=spark_ui)
-        click.echo(f"tcmcheck: Spark started in {spark.STARTUP_SECONDS or 0:.1f} s", err=True)
+    note = runner.start()
+    if note is not None:
+        click.echo(f"tcmcheck: {note}", err=True)
 
     rows = dict(recorded)
 
@@ -236,10 +206,9 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     stop = _Stop()
     try:
         with stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
-            run_campaign(runs, seed, kinds=kind_list, workers=workers, max_seconds=max_seconds,
-                         fail_fast=fail_fast, strict=strict, mutant=mutant, on_record=on_record,
-                         engine=engine, master=master, run_timeout=run_timeout,
-                         skip=set(recorded), stopping=stop, fixes=fixes)
+            run_campaign(plan(runs, seed, kind_list, mutant=mutant, fixes=fixes, skip=set(recorded)), runner,
+                         max_seconds=max_seconds, fail_fast=fail_fast, strict=strict, on_record=on_record,
+                         stopping=stop)
     finally:
         folder.stopped = stop.signum is not None
         path = folder.compact(rows)
@@ -258,20 +227,14 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     return 1 if new or (strict and failing) else 0
 
 
-def _known(row: dict[str, Any]) -> Any:
-    from campaign.known_findings import known_finding
-    from campaign.shrink import cause_class
-
-    fixes = (row.get("fix") or "").split(",")
-    return known_finding(cause_class(row["cause"]), [f for f in fixes if f])
+def _known(row: dict[str, Any]) -> KnownFinding | None:
+    return known_finding(class_of(row), fixes_of(row))
 
 
 def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds: tuple[str, ...],
                        *, resumed: int = 0) -> None:
     """One line for the campaign, then one block per cause class: count, first seed and the
     command that replays it (its failure file), known findings apart with their explanation."""
-    from campaign.shrink import cause_class
-
     rows = sorted(rows, key=lambda r: r["run"])
     failing = [r for r in rows if not r["valid"]]
     new = [r for r in failing if _known(r) is None]
@@ -281,7 +244,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
                f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
     classes: dict[str, list[dict[str, Any]]] = {}
     for r in failing:
-        classes.setdefault(cause_class(r["cause"]), []).append(r)
+        classes.setdefault(class_of(r), []).append(r)
     order = sorted(classes.items(), key=lambda kv: (_known(kv[1][0]) is not None, -len(kv[1]), kv[0]))
     for cls, hits in order:
         first = hits[0]
@@ -295,4 +258,4 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
             click.echo(f"  {finding.summary}")
 
 
-__all__ = ["fuzz", "parse_kinds", "check_mutant", "check_seed_range", "summarize_campaign"]
+__all__ = ["check_seed_range", "fuzz", "summarize_campaign"]

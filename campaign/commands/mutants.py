@@ -7,8 +7,8 @@ command. `--json` prints {"mutants": [{"name", "detected", "seconds", "cause", "
 only, transformations and nodes; docs/shrink.md). Exit 0 iff every switch was detected.
 Each detecting run's failure file is kept in `--out DIR` (default `mutants-out`), shrunk unless
 --no-shrink, and the replay command names it (`tcmcheck replay DIR/NAME.json`): a switch's
-campaign reshapes its cases (the biases in campaign/mutants.py), so a bare `--kind --seed`
-replay would regenerate the unbiased case and not reproduce the detection.
+campaign reshapes its cases (campaign/mutants/bias.py), so a bare `--kind --seed` replay would
+regenerate the unreshaped case and not reproduce the detection.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from pathlib import Path
 import click
 
 from campaign.errors import BadInput
+from campaign.mutants.matrix import campaign
+from impl.bugs import NAMES, check_names
 
 
 @click.command(name="mutants")
@@ -32,9 +34,6 @@ from campaign.errors import BadInput
 @click.option("--no-shrink", is_flag=True, default=False, help="Skip shrinking detected cases.")
 def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str, no_shrink: bool) -> int:
     """Run a campaign per known-bug switch and report which ones the harness detects."""
-    from campaign.mutants import campaign
-    from impl.bugs import NAMES, check_names
-
     if not budget > 0:
         raise BadInput("--budget: must be a positive number of seconds")
     try:
@@ -48,7 +47,7 @@ def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str, no_sh
         raise BadInput(f"--out: cannot create {out}: {e.strerror}") from None
     rows = []
     for name in names:
-        d, _ = campaign(name, budget, shrink=not no_shrink)
+        d, _ = campaign(name, budget, shrink_found=not no_shrink)
         path = None
         if d.failure is not None:
             path = str(out_dir / f"{name}.json")

@@ -29,7 +29,7 @@ def placements(topology: str, ops_path: str | None, indent: int | None, fix_name
     """
     if indent is not None and not 0 <= indent <= MAX_INDENT:
         raise BadInput(f"--indent: expected 0 to {MAX_INDENT}, got {indent}")
-    from campaign.known_findings import parse_fixes
+    from campaign.commands.options import parse_fixes
 
     fixes = parse_fixes(fix_names)
     topo, ops = load_inputs(topology, ops_path)

@@ -69,7 +69,7 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
     barrier_level = _level("--barrier-cl", barrier_cl)
     if window < 0:
         raise BadInput(f"--window must not be negative, got {window}")
-    from campaign.known_findings import parse_fixes
+    from campaign.commands.options import parse_fixes
     from checkers.quorum.from_spec import history_from_run
     from spec.fixes import BARRIER_WAITS_FOR_REPLACED
 

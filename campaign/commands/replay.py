@@ -1,8 +1,8 @@
-"""`tcmcheck replay FILE` or `tcmcheck replay --kind K --seed N [--mutant M]`.
+"""`tcmcheck replay FILE` or `tcmcheck replay --kind K --seed N [--mutant M] [--fix F]`.
 
-Re-runs one failure file written by `tcmcheck fuzz` (its stored case, not the generator) or
-regenerates a run from its seed, and prints the verdict JSON. Exit 0 valid, 1 still failing,
-2 bad input.
+Re-runs one failure file written by `tcmcheck fuzz`, `shrink` or `mutants` (its stored case, not
+the generator; with the mutant and fixes it records) or regenerates a run from its seed, and
+prints the verdict JSON. Exit 0 valid, 1 still failing, 2 bad input.
 """
 
 from __future__ import annotations
@@ -11,30 +11,35 @@ import json
 from typing import Any
 
 import click
+from attrs import evolve
 
+from campaign.commands.options import check_mutant, parse_fixes
 from campaign.errors import BadInput
-from campaign.formats.failure import check_case, load_failure
+from campaign.kinds import KINDS, checked, generated, load_failure
+from campaign.run.record import RunSpec
+from impl.metadata import InvalidTopology
 
 
-def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, where: str,
-               fixes: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The verdict of one case; malformed cases (hand-edited files) are BadInput."""
-    from campaign.runs import checked
-    from impl.metadata import InvalidTopology
-
+def replay_doc(spec: RunSpec, where: str) -> dict[str, Any]:
+    """The verdict of one run (its case set); malformed cases (hand-edited files) are BadInput."""
+    assert spec.case is not None
     try:
-        check_case(kind, case)
+        KINDS[spec.kind].parse(dict(spec.case))
     except BadInput as e:  # a case edited by hand: the input's fault, never a found bug
         raise BadInput(f"{where}: {e}") from None
     try:
-        outcome = checked(kind, case, seed, mutant=mutant, fixes=fixes)
+        outcome = checked(spec)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
-    out = {"kind": kind, "seed": seed, **outcome.to_json()}
-    if mutant is not None:
-        out["mutant"] = mutant
-    if fixes:
-        out["fixes"] = sorted(fixes)
+    return _verdict(spec, outcome.to_json())
+
+
+def _verdict(spec: RunSpec, outcome: dict[str, Any]) -> dict[str, Any]:
+    out = {"kind": spec.kind, "seed": spec.seed, **outcome}
+    if spec.mutant is not None:
+        out["mutant"] = spec.mutant
+    if spec.fixes:
+        out["fixes"] = sorted(spec.fixes)
     return out
 
 
@@ -49,39 +54,31 @@ def replay_doc(kind: str, seed: int, case: dict[str, Any], mutant: str | None, w
 def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int,
            fix_names: tuple[str, ...] = ()) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
-    from campaign.commands.fuzz import check_mutant
-    from campaign.known_findings import parse_fixes
-    from campaign.runs import KINDS, generated
-
     fixes = parse_fixes(fix_names)
     if fixes and mutant is not None:
         raise BadInput("--fix: not with --mutant")
-
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:
             raise BadInput("replay: give either FILE or --kind/--seed, not both")
-        doc = load_failure(file)
-        if fixes and doc.get("mutant") is not None:
+        spec = load_failure(file)
+        if fixes and spec.mutant is not None:
             raise BadInput("--fix: not with a mutant's failure file")
-        if not fixes and doc.get("fixes") is not None:  # a failure of a --fix campaign replays with its fixes
-            recorded = doc["fixes"]
-            if not isinstance(recorded, list) or not all(isinstance(f, str) for f in recorded):
-                raise BadInput(f"{file}: fixes must be a list of fix names")
-            fixes = parse_fixes(recorded)
-        verdict = replay_doc(doc["kind"], doc["seed"], doc["case"], doc.get("mutant"), file, fixes)
+        if fixes:  # --fix replaces the fixes a file records (a failure of a --fix campaign keeps its own)
+            spec = evolve(spec, fixes=fixes)
+        verdict = replay_doc(spec, file)
     else:
         if kind is None or seed is None:
             raise BadInput("replay: give a failure FILE, or both --kind and --seed")
         if kind not in KINDS:
             raise BadInput(f"--kind: unknown run kind {kind!r} (known: {', '.join(KINDS)})")
         check_mutant(mutant)
-        case, crashed = generated(kind, seed)
+        spec, crashed = generated(RunSpec(kind=kind, seed=seed, mutant=mutant, fixes=fixes))
         if crashed is not None:  # the generator (which runs the spec) crashed: that is the verdict
-            verdict = {"kind": kind, "seed": seed, **crashed.to_json()}
+            verdict = _verdict(spec, crashed.to_json())
         else:
-            verdict = replay_doc(kind, seed, case, mutant, f"{kind} seed {seed}", fixes)
+            verdict = replay_doc(spec, f"{kind} seed {seed}")
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 
 
-__all__ = ["replay", "load_failure", "replay_doc"]
+__all__ = ["replay", "replay_doc"]

@@ -2,8 +2,9 @@
 
 Runs and failures per kind, failures grouped by cause class, then each failure with its cause and
 replay command; `--json` prints the same as one JSON object; `--html OUT` writes a
-self-contained page with plots (campaign/html_report.py). `--engine spark` reads and tallies the
-runs.parquet files as Spark tasks (campaign/aggregate.py: both engines give the same summary).
+self-contained page with plots (campaign/report/html.py). `--engine spark` reads and tallies the
+runs.parquet files as Spark tasks (campaign/report/spark_tally.py; both give the same summary).
+Loads neither the simulator nor the prover (a test checks it).
 Exit 0 (the report itself is not a verdict); 2 when a folder holds no readable runs.parquet of
 the expected columns and types (checked for every folder before anything is read in full).
 """
@@ -16,12 +17,14 @@ from typing import Any
 
 import click
 
+from campaign.commands.options import backend_options
 from campaign.errors import BadInput
+from campaign.report.aggregate import Tally
+from campaign.report.html import render, replay_of
+from campaign.store import TABLE, check_schema, read_table
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from campaign.aggregate import Tally
-
     return Tally.of(rows).summary()
 
 
@@ -39,14 +42,10 @@ def _check_out(html_out: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, default=False, help="Machine-readable output.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a self-contained HTML page with plots to this file.")
-@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True,
-              help="Tally in this process, or as Spark tasks (embedded local[*], or --master).")
-@click.option("--master", default=None, help="Spark master URL; implies --engine spark.")
+@backend_options("Tally in this process, or as Spark tasks (embedded local[*], or --master).")
 def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, engine: str,
            master: str | None) -> int:
     """Summarize fuzzing campaigns (each DIR/runs.parquet), optionally as an HTML page."""
-    from campaign.store import TABLE, check_schema, read_table
-
     paths = []
     for d in directories:
         path = Path(d) / TABLE
@@ -58,12 +57,10 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
     if master is not None:
         engine = "spark"
     if engine == "spark":
-        from campaign.spark import tally_spark
+        from campaign.report.spark_tally import tally_spark  # optional dependency: pyspark
 
         s = tally_spark([str(p) for p in paths], list(directories), master=master)
     else:
-        from campaign.aggregate import Tally
-
         tally = Tally()
         for d, path in zip(directories, paths, strict=True):
             rows = read_table(path).to_pylist()
@@ -73,8 +70,6 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
         s = tally.summary()
     base = {d: Path(d) for d in directories}
     if html_out is not None:
-        from campaign.html_report import render
-
         page = render(s, list(directories), base)
         try:
             html_out.write_text(page, encoding="utf-8")
@@ -90,8 +85,6 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
 
 
 def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path]) -> None:
-    from campaign.html_report import replay_of
-
     click.echo(f"{s['runs']} runs, {s['failed']} failed" + (f" in {len(directories)} campaigns" if len(directories) > 1 else ""))
     for kind, k in s["kinds"].items():
         click.echo(f"  {kind}: {k['runs']} runs, {k['failed']} failed, {k['seconds']:.1f} s of work")

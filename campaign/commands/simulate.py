@@ -13,10 +13,15 @@ import json
 from pathlib import Path
 
 import click
+from attrs import evolve
 
 from campaign.errors import BadInput
 from campaign.formats.scenario import load_scenario
 from campaign.outputs import check_distinct, check_output_file, write_output
+from campaign.run import variants
+from campaign.run.judge import judge
+from impl.bugs import check_names
+from impl.cluster import Cluster
 
 
 @click.command(name="simulate")
@@ -40,11 +45,6 @@ from campaign.outputs import check_distinct, check_output_file, write_output
 def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str | None,
              commit_history_file: str | None, logs: bool, check: bool, mutants: tuple[str, ...]) -> int:
     """Run one deterministic simulation of a TCM cluster."""
-    from attrs import evolve
-
-    from impl.bugs import BY_NAME, MutantEngine, check_names
-    from impl.cluster import Cluster
-
     outputs: dict[str, str | Path | None] = {
         "--trace": trace_file, "--history": history_file, "--commit-history": commit_history_file}
     check_distinct(outputs)
@@ -56,9 +56,8 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     except ValueError as e:
         raise BadInput(f"--mutant: {e}") from None
     parsed = load_scenario(scenario)
-    planted |= parsed.settings.mutants
-    parsed = evolve(parsed, settings=evolve(parsed.settings, mutants=planted))
-    engine = MutantEngine(planted) if any(BY_NAME[n].engine for n in planted) else None
+    parsed = evolve(parsed, settings=evolve(parsed.settings, mutants=parsed.settings.mutants | planted))
+    parsed, engine = variants.planted(parsed, None)
     try:
         cluster = Cluster(parsed, seed, engine=engine, keep_trace=trace_file is not None)
     except ValueError as e:  # InvalidTopology is a ValueError: the topology is the user's
@@ -77,8 +76,6 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
                                   for e in n.entries] for n in result.nodes}
     code = 0
     if check:
-        from campaign.judge import judge
-
         judgement = judge(parsed, result)
         summary["judgement"] = judgement.summary()
         code = 0 if judgement.valid else 1

@@ -15,10 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from campaign import fuzz as F
-from campaign import generate
 from campaign.cli import main
 from campaign.formats.scenario import parse_scenario
 from campaign.formats.topology import parse_topology
+from campaign.kinds import KINDS, checked, generate_case, run_one
+from campaign.kinds import refine as refine_kind
+from campaign.kinds import sim as sim_kind
+from campaign.run.record import RunSpec
+from campaign.store import COLUMNS, TIMING_COLUMNS
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -29,22 +33,22 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def verdict_rows(out: Path) -> list[dict[str, Any]]:
     rows = pq.read_table(out / "runs.parquet").to_pylist()
-    return [{k: v for k, v in r.items() if k not in F.TIMING_COLUMNS} for r in rows]
+    return [{k: v for k, v in r.items() if k not in TIMING_COLUMNS} for r in rows]
 
 
 # ---------------------------------------------------------------- generation
 
 
 def test_a_seed_alone_regenerates_the_same_case() -> None:
-    for kind in F.KINDS:
-        assert F.generate_case(kind, 17) == F.generate_case(kind, 17)
+    for kind in KINDS:
+        assert generate_case(kind, 17) == generate_case(kind, 17)
         if kind != "stateful":  # a stateful case names a machine; the seed itself drives it
-            assert F.generate_case(kind, 17) != F.generate_case(kind, 18)
+            assert generate_case(kind, 17) != generate_case(kind, 18)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_generated_scenarios_are_valid_scenario_files_of_3_to_12_nodes(seed: int) -> None:
-    doc = F.generate_case("sim", seed)
+    doc = generate_case("sim", seed)
     scenario = parse_scenario(json.loads(json.dumps(doc)))  # survives a trip through a file
     nodes = json.loads(scenario.topology)["nodes"]
     assert 3 <= len(nodes) <= 12
@@ -56,16 +60,16 @@ def test_generated_scenarios_are_valid_scenario_files_of_3_to_12_nodes(seed: int
 
 @pytest.mark.parametrize("seed", range(10))
 def test_refine_cases_hold_10_to_40_transformations_and_mix_accepted_and_rejected(seed: int) -> None:
-    case = F.generate_case("refine", seed)
+    case = generate_case("refine", seed)
     parse_topology(case["topology"])
     assert 10 <= len(case["transformations"]) <= 40
-    counters = dict(F.check_case("refine", case, seed).counters)
+    counters = dict(checked(RunSpec(kind="refine", seed=seed, case=case)).counters)
     assert counters["accepted"] + counters["rejected"] == len(case["transformations"])
 
 
 def test_run_seeds_derive_from_the_campaign_seed_and_kinds_alternate() -> None:
-    assert F.plan(4, 2, ("sim", "refine")) == [(0, "sim", 2_000_006), (1, "refine", 2_000_007),
-                                               (2, "sim", 2_000_008), (3, "refine", 2_000_009)]
+    assert [(i, s.kind, s.seed) for i, s in F.plan(4, 2, ("sim", "refine"))] == [
+        (0, "sim", 2_000_006), (1, "refine", 2_000_007), (2, "sim", 2_000_008), (3, "refine", 2_000_009)]
 
 
 # ---------------------------------------------------------------- the campaign
@@ -88,7 +92,7 @@ def test_the_same_command_gives_the_same_verdict_rows(tmp_path: Path, capsys: py
 def test_runs_parquet_has_one_row_per_run_with_the_documented_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "fuzz", "--runs", "4", "--workers", "1", "--out", str(tmp_path))
     table = pq.read_table(tmp_path / "runs.parquet")
-    assert tuple(table.column_names) == F.COLUMNS
+    assert tuple(table.column_names) == COLUMNS
     rows = table.to_pylist()
     assert [r["run"] for r in rows] == [0, 1, 2, 3]
     assert [r["kind"] for r in rows] == ["sim", "refine", "sim", "refine"]
@@ -127,23 +131,23 @@ def test_an_engine_bug_is_caught_and_every_failure_replays_with_its_printed_comm
 
 
 def test_refine_catches_impl_refusing_what_the_spec_accepts() -> None:
-    rec = F.run_one("refine", 12, mutant="reject-create-table")
+    rec = run_one(RunSpec(kind="refine", seed=12, mutant="reject-create-table"))
     assert not rec.outcome.valid
-    assert rec.outcome.cause is not None and "spec accepts, impl rejects" in rec.outcome.cause
-    assert F.run_one("refine", 12).outcome.valid
+    assert rec.outcome.cause is not None and rec.outcome.cause.klass == "spec accepts, impl rejects"
+    assert run_one(RunSpec(kind="refine", seed=12)).outcome.valid
     doc = json.loads(rec.failure or "")
-    assert F.check_case("refine", doc["case"], doc["seed"], mutant=doc["mutant"]) == rec.outcome
+    again = RunSpec(kind="refine", seed=doc["seed"], case=doc["case"], mutant=doc["mutant"])
+    assert checked(again) == rec.outcome
 
 
 def test_refine_reports_a_broken_spec_invariant_with_the_step(monkeypatch: pytest.MonkeyPatch) -> None:
-    import spec.invariants
-
-    monkeypatch.setattr(spec.invariants, "check_invariants", lambda m: ("ranges_tile_the_ring: gap",) if m.epoch >= 2 else ())
-    case = F.generate_case("refine", 5)
-    outcome = F.check_case("refine", case, 5)
+    monkeypatch.setattr(refine_kind, "violations", lambda m: (("ranges_tile_the_ring", "gap"),) if m.epoch >= 2 else ())
+    case = generate_case("refine", 5)
+    outcome = checked(RunSpec(kind="refine", seed=5, case=case))
     assert not outcome.valid
-    assert outcome.cause is not None and "invariant ranges_tile_the_ring: gap" in outcome.cause
-    assert "at epoch 1)" in outcome.cause
+    assert outcome.cause is not None and "invariant ranges_tile_the_ring: gap" in outcome.cause.text
+    assert "at epoch 1)" in outcome.cause.text
+    assert outcome.cause.klass == "invariant ranges_tile_the_ring"
 
 
 def test_refine_reports_placements_that_differ(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,24 +155,22 @@ def test_refine_reports_placements_that_differ(monkeypatch: pytest.MonkeyPatch) 
 
     real = Metadata.placements_json
     monkeypatch.setattr(Metadata, "placements_json", lambda self: {} if self.epoch >= 1 else real(self))
-    outcome = F.check_case("refine", F.generate_case("refine", 5), 5)
-    assert outcome.cause is not None and outcome.cause.endswith("spec and impl disagree on placements")
+    outcome = checked(RunSpec(kind="refine", seed=5, case=generate_case("refine", 5)))
+    assert outcome.cause is not None and outcome.cause.text.endswith("spec and impl disagree on placements")
 
 
 def test_a_judge_verdict_of_invalid_fails_the_sim_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from attrs import evolve
 
-    import campaign.judge
+    real = sim_kind.judge
 
-    real = campaign.judge.judge
+    def doctored(scenario: Any, result: Any, **kwargs: Any) -> Any:
+        return evolve(real(scenario, result, **kwargs), refinement=("epoch 3: doctored",))
 
-    def doctored(scenario: Any, result: Any) -> Any:
-        return evolve(real(scenario, result), refinement=("epoch 3: doctored",))
-
-    monkeypatch.setattr(campaign.judge, "judge", doctored)
-    records = F.run_campaign(2, 0, kinds=("sim",), workers=1, fail_fast=True)
+    monkeypatch.setattr(sim_kind, "judge", doctored)
+    records = F.campaign(2, 0, kinds=("sim",), workers=1, fail_fast=True)
     assert len(records) == 1  # fail-fast stopped after the first failure
-    assert records[0].outcome.cause == "spec replay: epoch 3: doctored"
+    assert str(records[0].outcome.cause) == "spec replay: epoch 3: doctored"
 
 
 def test_replaying_a_valid_seed_prints_a_valid_verdict(capsys: pytest.CaptureFixture[str]) -> None:
@@ -245,25 +247,23 @@ def test_report_of_a_damaged_parquet_file_exits_2(tmp_path: Path, capsys: pytest
 def test_generate_uses_only_its_rng() -> None:
     import random
 
-    a = generate.scenario(random.Random(5))
+    a = sim_kind.generate(random.Random(5))
     random.seed(99)  # the global RNG must not matter
-    assert generate.scenario(random.Random(5)) == a
+    assert sim_kind.generate(random.Random(5)) == a
 
 
 def test_a_crash_inside_the_code_under_test_is_a_failing_run_not_the_end_of_the_campaign(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import spec.invariants
-
     def boom(m: Any) -> tuple[str, ...]:
         raise RuntimeError("invariant checker exploded")
 
-    monkeypatch.setattr(spec.invariants, "check_invariants", boom)
-    records = F.run_campaign(3, 0, kinds=("refine",), workers=1)
+    monkeypatch.setattr(refine_kind, "violations", boom)
+    records = F.campaign(3, 0, kinds=("refine",), workers=1)
     assert len(records) == 3
-    assert {r.outcome.cause for r in records} == {"crash: RuntimeError: invariant checker exploded"}
+    assert {str(r.outcome.cause) for r in records} == {"crash: RuntimeError: invariant checker exploded"}
     assert all(r.failure is not None and "Traceback" in json.loads(r.failure)["verdict"]["details"]["traceback"]
                for r in records)
-    assert F.cause_class(records[0].outcome.cause) == "crash: RuntimeError"
+    assert records[0].outcome.cause is not None and records[0].outcome.cause.klass == "crash: RuntimeError"
 
 
 def test_max_seconds_stops_starting_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -278,16 +278,15 @@ def test_a_generator_crash_is_a_failing_row_not_the_end_of_the_campaign(monkeypa
     """The refine generator runs the spec: a spec exception while generating (refine seed
     3141014212 once) must become a `crash:` row replayable from its seed, in-process and in a
     worker pool alike, and the campaign goes on."""
-    from campaign import generate
-    from campaign.fuzz import run_campaign
+    from attrs import evolve
 
     def broken(rng):
         raise ValueError("zip() argument 2 is shorter than argument 1")
 
-    monkeypatch.setattr(generate, "refine_case", broken)
-    records = run_campaign(4, 0, kinds=("sim", "refine"), workers=1)
-    assert [r.kind for r in records if not r.outcome.valid] == ["refine", "refine"]
-    assert all(r.outcome.cause == "crash: ValueError: zip() argument 2 is shorter than argument 1"
-               for r in records if r.kind == "refine")
-    assert all(r.outcome.valid for r in records if r.kind == "sim")
-    assert records[1].replay() == f"tcmcheck replay --kind refine --seed {records[1].seed}"
+    monkeypatch.setitem(KINDS, "refine", evolve(KINDS["refine"], generate=broken))
+    records = F.campaign(4, 0, kinds=("sim", "refine"), workers=1)
+    assert [r.spec.kind for r in records if not r.outcome.valid] == ["refine", "refine"]
+    assert all(str(r.outcome.cause) == "crash: ValueError: zip() argument 2 is shorter than argument 1"
+               for r in records if r.spec.kind == "refine")
+    assert all(r.outcome.valid for r in records if r.spec.kind == "sim")
+    assert records[1].spec.replay_command() == f"tcmcheck replay --kind refine --seed {records[1].spec.seed}"

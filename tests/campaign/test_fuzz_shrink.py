@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from campaign import fuzz as F
 from campaign.cli import main
+from campaign.kinds import KINDS, run_one
+from campaign.run.record import RunSpec
+from campaign.shrink import shrink
 
 
 def failure_file(tmp_path: Path, kind: str, seed: int) -> Path:
-    rec = F.run_one(kind, seed, mutant="reject-create-table")
+    rec = run_one(RunSpec(kind=kind, seed=seed, mutant="reject-create-table"))
     assert rec.failure is not None, f"{kind} seed {seed} no longer fails under the mutant"
     path = tmp_path / f"{kind}-{seed}.json"
     path.write_text(rec.failure)
@@ -30,18 +32,20 @@ def test_shrinking_keeps_the_failure_and_makes_the_case_smaller(
     assert small == path.with_suffix(".min.json")
     assert summary["size_after"] < summary["size_before"]
     after = json.loads(small.read_text())
-    assert F.case_size(kind, after["case"]) == summary["size_after"]
-    assert F.cause_class(after["verdict"]["cause"]) == F.cause_class(before["verdict"]["cause"])
+    assert KINDS[kind].size(after["case"]) == summary["size_after"]
+    assert after["verdict"]["cause_class"] == before["verdict"]["cause_class"]
+    assert after["mutant"] == before["mutant"] == "reject-create-table"
     assert main(["replay", str(small)]) == 1
     assert json.loads(capsys.readouterr().out)["valid"] is False
 
 
 def test_a_refine_failure_shrinks_to_the_one_refused_step() -> None:
-    rec = F.run_one("refine", 12, mutant="reject-create-table")
-    doc = json.loads(rec.failure or "")
-    small, outcome, _ = F.shrink_case("refine", doc["case"], 12, mutant="reject-create-table")
-    assert [t["change"]["op"] for t in small["transformations"]] == ["CREATE_TABLE"]
-    assert outcome.cause is not None and "spec accepts, impl rejects" in outcome.cause
+    rec = run_one(RunSpec(kind="refine", seed=12, mutant="reject-create-table"))
+    small = shrink(rec.spec)
+    assert small.spec.case is not None
+    assert [t["change"]["op"] for t in small.spec.case["transformations"]] == ["CREATE_TABLE"]
+    assert small.outcome.cause is not None and small.outcome.cause.klass == "spec accepts, impl rejects"
+    assert small.spec.mutant == "reject-create-table"
 
 
 def test_shrinking_a_valid_case_writes_nothing_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

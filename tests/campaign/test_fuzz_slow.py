@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from campaign import fuzz as F
-from campaign.known_findings import KNOWN_FINDINGS
+from campaign.run.findings import KNOWN_FINDINGS
 
-KNOWN_REFINE_CAUSES = {f.cause_class for f in KNOWN_FINDINGS}
-SINGLE_SOURCE = next(f.cause_class for f in KNOWN_FINDINGS if f.id == "remove-replace-single-source")
+KNOWN_REFINE_CAUSES = {c for f in KNOWN_FINDINGS for c in f.cause_classes}
+SINGLE_SOURCE = next(f.cause_classes for f in KNOWN_FINDINGS if f.id == "remove-replace-single-source")
 """Found by the campaign and reported (campaign/known_findings.py): CANCEL_SEQUENCE after MID
 reverts reads and writes in one epoch."""
 
@@ -17,23 +17,22 @@ reverts reads and writes in one epoch."""
 def test_a_thousand_generated_simulations_satisfy_every_checker() -> None:
     # Clients run beside replace and remove, so the registered finding remove-replace-single-
     # source shows (Cassandra streams each range from one replica); nothing else may fail.
-    records = F.run_campaign(1000, 11, kinds=("sim",), workers=2)
-    bad = [(r.seed, r.outcome.cause) for r in records if not r.outcome.valid]
-    assert all(F.cause_class(c) == SINGLE_SOURCE for _, c in bad), bad
+    records = F.campaign(1000, 11, kinds=("sim",), workers=2)
+    bad = [(r.spec.seed, r.outcome.cause) for r in records if r.outcome.cause is not None]
+    assert all(c.klass in SINGLE_SOURCE for _, c in bad), bad
 
 
 @pytest.mark.slow
 def test_with_the_streaming_fix_every_generated_simulation_satisfies_every_checker() -> None:
-    records = F.run_campaign(1000, 11, kinds=("sim",), workers=2,
-                             fixes=frozenset({"stream-from-all-replicas"}))
-    bad = [(r.seed, r.outcome.cause) for r in records if not r.outcome.valid]
+    records = F.campaign(1000, 11, kinds=("sim",), workers=2, fixes=frozenset({"stream-from-all-replicas"}))
+    bad = [(r.spec.seed, r.outcome.cause) for r in records if not r.outcome.valid]
     assert not bad
 
 
 @pytest.mark.slow
 def test_a_thousand_refinement_runs_agree_step_by_step_and_prove_quorums() -> None:
-    records = F.run_campaign(1000, 12, kinds=("refine",), workers=2)
+    records = F.campaign(1000, 12, kinds=("refine",), workers=2)
     assert len(records) == 1000
-    unknown = [(r.seed, r.outcome.cause) for r in records
-               if not r.outcome.valid and F.cause_class(r.outcome.cause) not in KNOWN_REFINE_CAUSES]
+    unknown = [(r.spec.seed, r.outcome.cause) for r in records
+               if r.outcome.cause is not None and r.outcome.cause.klass not in KNOWN_REFINE_CAUSES]
     assert not unknown

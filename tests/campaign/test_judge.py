@@ -9,7 +9,7 @@ import pytest
 from attrs import evolve
 
 from campaign.formats.scenario import load_scenario, parse_scenario
-from campaign.judge import judge
+from campaign.run.judge import judge
 from impl.cluster import RunResult, run_scenario
 from impl.entry import Entry
 

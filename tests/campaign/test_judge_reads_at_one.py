@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from campaign.judge import REGULAR, _regular
-from campaign.runs import checked
+from campaign.kinds import checked
+from campaign.run.cause import REGULAR
+from campaign.run.clients import regular
+from campaign.run.record import RunSpec
 from checkers.linearizability.model import KV
 from checkers.linearizability.wgl import check
 from impl.history import Op
@@ -21,7 +23,7 @@ def test_a_read_at_one_beside_an_in_flight_write_is_no_failure() -> None:
     """Seed 398: n8 reads k2 at ONE and gets 47 from d1, which the write at ALL has reached; d2
     then reads at ONE from n9, which it has not reached yet, and gets 91. Before the correction
     the kv linearizability check failed this run."""
-    out = checked("sim", json.loads((DATA / "all-one-inflight-write.json").read_text()), 398)
+    out = checked(RunSpec(kind="sim", seed=398, case=json.loads((DATA / "all-one-inflight-write.json").read_text())))
     assert out.valid, out.cause
     assert json.loads(out.details)["clients"]["cause"] == REGULAR
 
@@ -44,7 +46,7 @@ def _judged(ops: list[Op]) -> tuple[bool | str, str]:
 
     verdict = check(KV, parse_jsonl("\n".join(json.dumps(o.to_json()) for o in ops)).ops)
     assert verdict.valid is False
-    out = _regular(_Scenario(), _Run(ops), verdict)  # type: ignore[arg-type]
+    out = regular(_Scenario(), _Run(ops), verdict)  # type: ignore[arg-type]
     return out.valid, out.cause
 
 

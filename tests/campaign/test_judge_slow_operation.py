@@ -11,7 +11,7 @@ from pathlib import Path
 from attrs import evolve
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import judge
+from campaign.run.judge import judge
 from impl.cluster import run_scenario
 
 DATA = Path(__file__).resolve().parents[1] / "impl" / "sim" / "data"
@@ -25,7 +25,7 @@ def test_a_leave_slowed_by_lasting_loss_is_not_stuck() -> None:
     # the same leave, had its last step been longer ago than the patience, is stuck
     patience = scenario.settings.submit_timeout_ns * (scenario.settings.max_submit_attempts + 1)
     later = evolve(result, end_time=result.end_time + patience)
-    assert judge(scenario, later).liveness[0] == (
+    assert judge(scenario, later).liveness[0].text == (
         "liveness: operation stuck: leave on n6 never finished (its barrier could be met)")
 
 

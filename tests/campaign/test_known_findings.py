@@ -7,23 +7,23 @@ from pathlib import Path
 import pytest
 
 from campaign.cli import main
-from campaign.known_findings import KNOWN_FINDINGS, known_finding
-from campaign.runs import run_one
-from campaign.shrink import cause_class
+from campaign.kinds import run_one
+from campaign.run.findings import KNOWN_FINDINGS, known_finding
+from campaign.run.record import RunSpec
 
 
 def test_the_cancel_after_mid_finding_still_reproduces() -> None:
     """Seed 41 of the refine kind cancels a sequence after MID; the prover finds the disjoint
     quorums across the cancel. If this stops failing, the finding's entry must go."""
-    record = run_one("refine", 41)
-    assert not record.outcome.valid
-    finding = known_finding(cause_class(record.outcome.cause))
+    record = run_one(RunSpec(kind="refine", seed=41))
+    assert record.outcome.cause is not None
+    finding = known_finding(record.outcome.cause.klass)
     assert finding is not None and finding.id == "cancel-after-mid"
     assert finding.replay.endswith("--seed 41")
 
 
 def test_every_known_finding_names_a_distinct_cause_class() -> None:
-    classes = [f.cause_class for f in KNOWN_FINDINGS]
+    classes = [c for f in KNOWN_FINDINGS for c in f.cause_classes]
     assert len(classes) == len(set(classes))
 
 

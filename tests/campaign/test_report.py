@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from campaign.cli import main
-from campaign.html_report import NEW
+from campaign.report.html import NEW
 
 CHROMIUM = Path("/usr/bin/chromium")
 

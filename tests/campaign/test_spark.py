@@ -13,10 +13,11 @@ import pytest
 
 from campaign import fuzz as F
 from campaign.cli import main
+from campaign.store import TIMING_COLUMNS
 
 
 def verdicts(path: Path) -> list[dict[str, object]]:
-    return pq.read_table(path).drop(list(F.TIMING_COLUMNS)).to_pylist()
+    return pq.read_table(path).drop(list(TIMING_COLUMNS)).to_pylist()
 
 
 @pytest.mark.spark
@@ -39,7 +40,7 @@ def test_spark_and_local_engines_write_the_same_rows_and_reports(tmp_path: Path,
 
 @pytest.mark.spark
 def test_the_embedded_session_binds_to_loopback_without_ui_and_uses_this_python() -> None:
-    from campaign import spark
+    from campaign import spark_session as spark
 
     s = spark.session(parallelism=2)
     conf = s.sparkContext.getConf()
@@ -112,20 +113,20 @@ def test_check_history_on_spark_reports_like_the_local_checker(
 
 @pytest.mark.spark
 def test_a_spark_worker_that_dies_costs_only_its_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    from campaign import spark
+    from campaign.engines import spark
 
     # a task body that kills its Python worker on run 1; made outside any importable module so
     # that Spark ships it by value to the executors
     ns: dict[str, object] = {"__name__": "tcmcheck_test_shipped"}
     exec("def killer(tasks, run_timeout):\n"
          "    import os, signal\n"
-         "    from campaign.spark import _run_chunk as real\n"
+         "    from campaign.engines.spark import _run_chunk as real\n"
          "    for t in tasks:\n"
          "        if t[0] == 1:\n"
          "            os.kill(os.getpid(), signal.SIGKILL)\n"
          "        yield from real(iter([t]), run_timeout)\n", ns)
     monkeypatch.setattr(spark, "_run_chunk", ns["killer"])
-    records = F.run_campaign(4, 0, kinds=("refine",), engine="spark", workers=2)
+    records = F.campaign(4, 0, kinds=("refine",), engine="spark", workers=2)
     assert [r.run for r in records] == [0, 1, 2, 3]
-    assert records[1].outcome.cause is not None and records[1].outcome.cause.startswith("worker died: ")
-    assert all(r.outcome.cause is None or "worker died" not in r.outcome.cause for r in records if r.run != 1)
+    assert records[1].outcome.cause is not None and records[1].outcome.cause.text.startswith("worker died: ")
+    assert all(r.outcome.cause is None or r.outcome.cause.family != "error" for r in records if r.run != 1)

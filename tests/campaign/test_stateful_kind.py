@@ -1,4 +1,4 @@
-"""Run kind `stateful` (campaign/stateful.py): the machines run from a seed, failures replayable.
+"""Run kind `stateful` (campaign/kinds/stateful.py): the machines run from a seed, failures replayable.
 
 What a user relies on: `tcmcheck fuzz --kinds stateful` runs the stateful machines, a planted
 bug is caught and shrunk by Hypothesis, the failure's program runs when pasted, and `tcmcheck
@@ -17,17 +17,18 @@ import pytest
 from campaign import fuzz as F
 from campaign.cli import main
 from campaign.errors import BadInput
-from campaign.stateful import parse_case, program, run_machine
+from campaign.kinds import DEFAULT_KINDS, KINDS, generate_case
+from campaign.kinds.stateful import parse_case, program, run_machine
 from strategies.metadata_machine import MetadataMachine
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_case_is_the_machine_and_its_budget_from_the_seed() -> None:
-    cases = [F.generate_case("stateful", s) for s in range(40)]
+    cases = [generate_case("stateful", s) for s in range(40)]
     assert {c["machine"] for c in cases} == {"system", "metadata"}
     assert all(c["steps"] == 30 and c["examples"] >= 1 for c in cases)
-    assert F.generate_case("stateful", 7) == F.generate_case("stateful", 7)
+    assert generate_case("stateful", 7) == generate_case("stateful", 7)
 
 
 @pytest.mark.parametrize("case, names", [
@@ -43,8 +44,8 @@ def test_a_bad_case_is_bad_input(case: object, names: str) -> None:
 
 
 def test_the_default_campaign_keeps_its_kinds() -> None:
-    assert F.KINDS == ("sim", "refine", "stateful")
-    assert [k for _, k, _ in F.plan(4, 1, F.DEFAULT_KINDS)] == ["sim", "refine", "sim", "refine"]
+    assert tuple(KINDS) == ("sim", "refine", "stateful")
+    assert [s.kind for _, s in F.plan(4, 1, DEFAULT_KINDS)] == ["sim", "refine", "sim", "refine"]
 
 
 class _BrokenMachine(MetadataMachine):
@@ -76,10 +77,11 @@ def test_a_failure_is_shrunk_and_prints_as_a_program_that_runs() -> None:
 def test_the_same_seed_gives_the_same_verdict_whatever_was_imported_before() -> None:
     """Hypothesis draws literals of the loaded modules; a run must not depend on them."""
     script = ("import sys\n"
-              "if sys.argv[1] == 'more': import campaign.generate, checkers.quorum.z3prover\n"
-              "from campaign.stateful import check_stateful\n"
+              "if sys.argv[1] == 'more': import campaign.kinds.sim, checkers.quorum.z3prover\n"
+              "from campaign.kinds.stateful import check\n"
+              "from campaign.run.record import RunSpec\n"
               "for m, n in (('system', 4), ('metadata', 30)):\n"
-              "    o = check_stateful({'machine': m, 'examples': n, 'steps': 30}, 11)\n"
+              "    o = check(RunSpec(kind='stateful', seed=11, case={'machine': m, 'examples': n, 'steps': 30}))\n"
               "    print(m, o.valid, o.steps)\n")  # steps: how many the examples took in all
     outs = {subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True,
                            cwd=REPO, check=True).stdout for mode in ("less", "more")}

@@ -10,8 +10,9 @@ import pytest
 from campaign.cli import main
 from campaign.errors import BadInput
 from campaign.formats.scenario import parse_scenario
-from campaign.mutants import campaign
-from campaign.runs import checked, generate_case, run_one
+from campaign.kinds import checked, generate_case, run_one
+from campaign.mutants.matrix import campaign
+from campaign.run.record import RunSpec
 from impl.bugs import BY_NAME, NAMES, REGISTRY, check_names
 from impl.settings import Settings
 
@@ -45,10 +46,10 @@ def test_a_scenario_names_its_switches_and_a_typo_is_one_line_bad_input():
 
 def test_a_switch_changes_the_verdict_and_is_recorded_for_replay():
     # sim seed 1 passes; with submit retries under fresh entry ids one request commits twice
-    clean = run_one("sim", 1)
-    broken = run_one("sim", 1, mutant="submit-retry-new-entry-id")
+    clean = run_one(RunSpec(kind="sim", seed=1))
+    broken = run_one(RunSpec(kind="sim", seed=1, mutant="submit-retry-new-entry-id"))
     assert clean.outcome.valid
-    assert not broken.outcome.valid and (broken.outcome.cause or "").startswith("logs: ")
+    assert broken.outcome.cause is not None and broken.outcome.cause.family == "logs"
     assert json.loads(broken.failure or "{}")["mutant"] == "submit-retry-new-entry-id"
 
 
@@ -56,7 +57,7 @@ def test_discovery_initializes_one_cms_unless_its_count_is_never_reset():
     from attrs import evolve
 
     from campaign.formats.scenario import parse_scenario
-    from campaign.mutants import biased
+    from campaign.mutants.bias import biased
     from impl.cluster import run_scenario
 
     nodes = [{"id": f"n{i}", "dc": "dc1", "rack": "r1", "tokens": [i * 100]} for i in range(1, 6)]
@@ -79,14 +80,14 @@ def test_discovery_initializes_one_cms_unless_its_count_is_never_reset():
 def test_a_read_after_an_acknowledged_write_at_all_must_see_it_but_in_flight_writes_may_be_missed():
     from types import SimpleNamespace
 
-    from campaign.judge import _stale_reads
+    from campaign.run.clients import stale_reads
     from impl.history import Op
 
     def run(*ops):
         history = tuple(Op(process=p, type=t, f=f, value=v, time=at, node="n1", key="k0")
                         for p, t, f, v, at in ops)
         sc = SimpleNamespace(clients=(SimpleNamespace(write_cl=("ALL",)),), clock_skew=())
-        return _stale_reads(sc, SimpleNamespace(client_history=history))
+        return stale_reads(sc, SimpleNamespace(client_history=history))
 
     w1 = [(1, "invoke", "write", "1", 0), (1, "ok", "write", "1", 10)]
     w2 = [(2, "invoke", "write", "2", 20), (2, "ok", "write", "2", 30)]
@@ -158,7 +159,7 @@ NOT_YET_DETECTED = frozenset({
 def test_each_switch_is_detected_by_its_campaign(name):
     if name in NOT_YET_DETECTED:
         pytest.skip(f"{name}: detection not landed yet (docs/mutants.md)")
-    d, records = campaign(name, 60.0, first_seed=DETECTING_SEED.get(name, 1), shrink=False)
+    d, records = campaign(name, 60.0, first_seed=DETECTING_SEED.get(name, 1), shrink_found=False)
     assert d.detected, f"{name} not detected in 60 s from seed {DETECTING_SEED.get(name, 1)} ({d.runs} runs)"
     if BY_NAME[name].liveness:
         assert (d.cause or "").startswith("liveness:"), d.cause
@@ -167,7 +168,7 @@ def test_each_switch_is_detected_by_its_campaign(name):
 @pytest.mark.mutants  # about 25 minutes: every switch from seed 1, as `tcmcheck mutants` runs it
 @pytest.mark.parametrize("name", NAMES)
 def test_each_switch_is_detected_within_a_minute(name):
-    d, _ = campaign(name, 60.0, shrink=False)
+    d, _ = campaign(name, 60.0, shrink_found=False)
     assert d.detected, f"{name} not detected in 60 s ({d.runs} runs)"
     if BY_NAME[name].liveness:
         assert (d.cause or "").startswith("liveness:")
@@ -206,7 +207,7 @@ CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms",
 def test_the_same_campaigns_without_the_switch_show_only_known_findings(name):
     # each bias's cases with the switch off: nothing but known findings (a few runs in CI,
     # 30 under the `mutants` marker)
-    d, records = campaign(name, 120.0, shrink=False, plant=False, max_runs=6)
+    d, records = campaign(name, 120.0, shrink_found=False, plant=False, max_runs=6)
     assert not d.detected, f"control of {name} failed: {d.cause} (seed {d.seed})"
     assert len(records) == 6
 
@@ -214,7 +215,7 @@ def test_the_same_campaigns_without_the_switch_show_only_known_findings(name):
 @pytest.mark.mutants
 @pytest.mark.parametrize("name", CONTROLS)
 def test_the_same_campaigns_without_the_switch_show_only_known_findings_long(name):
-    d, records = campaign(name, 300.0, shrink=False, plant=False, max_runs=30)
+    d, records = campaign(name, 300.0, shrink_found=False, plant=False, max_runs=30)
     assert not d.detected, f"control of {name} failed: {d.cause} (seed {d.seed})"
     assert len(records) == 30
 
@@ -224,9 +225,9 @@ def test_a_lagging_coordinator_answers_before_its_async_catch_up_when_replicas_s
     # (ResponseVerbHandler.maybeFetchLogs) and re-checks its plan against the metadata it holds
     # at that moment: with replicas that do not refuse it, a lagging coordinator's read answers
     # from its old plan and misses acknowledged writes; with the refusals it fails instead
-    from campaign.mutants import stale_coordinator
+    from campaign.mutants.bias import stale_coordinator
 
     case = stale_coordinator(generate_case("sim", 5), 5)
     assert case is not None
-    assert not checked("sim", case, 5, mutant="replica-ignores-last-modified").valid
-    assert checked("sim", case, 5).valid
+    assert not checked(RunSpec(kind="sim", seed=5, case=case, mutant="replica-ignores-last-modified")).valid
+    assert checked(RunSpec(kind="sim", seed=5, case=case)).valid

@@ -14,10 +14,10 @@ import pytest
 
 from campaign.formats.ops import load_operations
 from campaign.formats.topology import load_topology
-from campaign.fuzz import run_campaign
-from campaign.known_findings import KNOWN_FINDINGS, known_finding
-from campaign.runs import checked, run_one
-from campaign.shrink import cause_class
+from campaign.fuzz import campaign
+from campaign.kinds import checked, run_one
+from campaign.run.findings import KNOWN_FINDINGS, known_finding
+from campaign.run.record import RunSpec
 from spec import fixes as F
 from spec.invariants import check_invariants
 from spec.operations import run_operations
@@ -29,7 +29,6 @@ FILES = sorted(p.stem for p in (EXAMPLES / "findings").glob("*.json"))
 
 def test_every_finding_has_a_fix_and_every_fix_a_finding() -> None:
     assert {f.fix for f in KNOWN_FINDINGS} <= set(F.FIXES)
-    assert {F.FINDING_FIXES[f.id] for f in KNOWN_FINDINGS} == {f.fix for f in KNOWN_FINDINGS}
 
 
 def test_every_refine_finding_has_a_stored_counterexample() -> None:
@@ -41,17 +40,19 @@ def test_a_stored_counterexample_shows_its_finding_and_passes_with_its_fix(findi
     """examples/findings/<id>.json (a failure file: `tcmcheck replay` re-runs its stored case)."""
     finding = BY_ID[finding_id]
     doc = json.loads((EXAMPLES / "findings" / f"{finding_id}.json").read_text())
-    faithful = checked(doc["kind"], doc["case"], doc["seed"])
-    assert not faithful.valid
-    assert known_finding(cause_class(faithful.cause)) is finding
-    fixed = checked(doc["kind"], doc["case"], doc["seed"], fixes=frozenset({finding.fix}))
+    spec = RunSpec(kind=doc["kind"], seed=doc["seed"], case=doc["case"])
+    faithful = checked(spec)
+    assert faithful.cause is not None
+    assert known_finding(faithful.cause.klass) is finding
+    fixed = checked(RunSpec(kind=doc["kind"], seed=doc["seed"], case=doc["case"], fixes=frozenset({finding.fix})))
     assert fixed.valid, fixed.cause
 
 
 def test_the_cancel_finding_still_reproduces_from_its_seed() -> None:
-    record = run_one("refine", 41)
-    assert known_finding(cause_class(record.outcome.cause)) is BY_ID["cancel-after-mid"]
-    assert run_one("refine", 41, fixes=frozenset({"two-epoch-cancel"})).outcome.valid
+    record = run_one(RunSpec(kind="refine", seed=41))
+    assert record.outcome.cause is not None
+    assert known_finding(record.outcome.cause.klass) is BY_ID["cancel-after-mid"]
+    assert run_one(RunSpec(kind="refine", seed=41, fixes=frozenset({"two-epoch-cancel"}))).outcome.valid
 
 
 @pytest.mark.parametrize(("finding_id", "topology", "ops"), [
@@ -62,7 +63,7 @@ def test_an_operations_finding_disappears_with_its_fix(finding_id: str, topology
     """Faithfully, some state breaks the finding's invariant; with the fix the operator's
     conflicting step is refused and no state breaks any invariant."""
     finding = BY_ID[finding_id]
-    invariant = finding.cause_class.removeprefix("invariant ")
+    invariant = finding.cause_classes[0].removeprefix("invariant ")
     topo = load_topology(EXAMPLES / topology)
     operations = load_operations(EXAMPLES / ops, topo)
     faithful = run_operations(topo, operations)
@@ -73,7 +74,7 @@ def test_an_operations_finding_disappears_with_its_fix(finding_id: str, topology
 
 
 def test_a_refine_campaign_with_every_fix_fails_nowhere() -> None:
-    records = run_campaign(24, 5, kinds=("refine",), fixes=F.METADATA_FIXES)
+    records = campaign(24, 5, kinds=("refine",), fixes=F.METADATA_FIXES)
     assert [r.outcome.cause for r in records if not r.outcome.valid] == []
 
 
@@ -81,9 +82,9 @@ def test_a_refine_campaign_with_every_fix_fails_nowhere() -> None:
 @pytest.mark.parametrize("fix", sorted(F.METADATA_FIXES))
 def test_each_fix_alone_brings_no_new_failure(fix: str) -> None:
     """With one fix on, a refine campaign fails only with the other findings."""
-    records = run_campaign(150, 11, kinds=("refine",), fixes=frozenset({fix}))
+    records = campaign(150, 11, kinds=("refine",), fixes=frozenset({fix}))
     new = [r.outcome.cause for r in records
-           if not r.outcome.valid and known_finding(cause_class(r.outcome.cause), {fix}) is None]
+           if r.outcome.cause is not None and known_finding(r.outcome.cause.klass, {fix}) is None]
     assert new == []
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import _as_history, judge
+from campaign.run.histories import as_history
+from campaign.run.judge import judge
 from checkers.linearizability.model import KV
 from checkers.linearizability.wgl import check
 from impl.cluster import Cluster, RunResult
@@ -61,7 +62,7 @@ def test_tcm_loses_nothing_over_1000_seeds(scenario: str, first: int) -> None:
         cluster = Cluster(parsed, seed)
         result = cluster.run()
         # the client history only (the metadata log is judged by the other sim tests)
-        verdict = check(KV, _as_history(result.client_history))
+        verdict = check(KV, as_history(result.client_history))
         if verdict.valid is not True or lost_writes(cluster, result):
             bad.append(seed)
     assert bad == []

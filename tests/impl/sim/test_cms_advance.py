@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import judge
+from campaign.run.judge import judge
 from impl.cluster import run_scenario
 
 SCENARIO = Path(__file__).parent / "data" / "cms-advance-slow-links.json"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import judge
+from campaign.run.judge import judge
 from impl.cluster import Cluster, RunResult
 
 STEP = 2**64 // 8

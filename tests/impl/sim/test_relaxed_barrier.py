@@ -13,10 +13,11 @@ from typing import Any
 from attrs import evolve
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import RELAXED_BARRIER, judge
-from campaign.known_findings import known_finding
-from campaign.runs import checked
-from campaign.shrink import cause_class
+from campaign.kinds import checked
+from campaign.run.cause import RELAXED_BARRIER
+from campaign.run.findings import known_finding
+from campaign.run.judge import judge
+from campaign.run.record import RunSpec
 from impl.cluster import run_scenario
 
 FIX = frozenset({"barrier-no-relaxation"})
@@ -30,12 +31,12 @@ def example() -> dict[str, Any]:
 
 def test_a_relaxed_barrier_lets_a_lagging_quorum_serve_a_stale_read_and_the_fix_waits() -> None:
     doc = example()
-    faithful = checked("sim", doc["case"], doc["seed"])
-    assert faithful.cause == f"clients: {RELAXED_BARRIER}"
-    finding = known_finding(cause_class(faithful.cause))
+    faithful = checked(RunSpec(kind="sim", seed=doc["seed"], case=doc["case"]))
+    assert faithful.cause is not None and faithful.cause.text == f"clients: {RELAXED_BARRIER}"
+    finding = known_finding(faithful.cause.klass)
     assert finding is not None and finding.id == "relaxed-progress-barrier"
-    assert known_finding(cause_class(faithful.cause), FIX) is None  # with the fix it would be new
-    fixed = checked("sim", doc["case"], doc["seed"], fixes=FIX)
+    assert known_finding(faithful.cause.klass, FIX) is None  # with the fix it would be new
+    fixed = checked(RunSpec(kind="sim", seed=doc["seed"], case=doc["case"], fixes=FIX))
     assert fixed.valid, fixed.cause
 
 

@@ -12,9 +12,12 @@ import pytest
 
 from campaign.cli import main
 from campaign.formats.scenario import parse_scenario
-from campaign.mutants import campaign
-from campaign.runs import checked, generate_case, run_one
-from campaign.shrink import cause_class, shrink_sim, sim_steps
+from campaign.kinds import checked, generate_case, run_one
+from campaign.kinds.sim import steps as sim_steps
+from campaign.mutants.matrix import campaign
+from campaign.run import cause as C
+from campaign.run.record import RunSpec
+from campaign.shrink.schedule import shrink_sim
 from impl.cluster import run_scenario
 
 
@@ -52,8 +55,8 @@ def test_an_empty_decision_list_takes_every_default() -> None:
 
 def test_a_shrunk_sim_failure_keeps_its_cause_and_replays_from_its_file(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rec = run_one("sim", 2, mutant="reject-create-table")
-    assert rec.failure is not None
+    rec = run_one(RunSpec(kind="sim", seed=2, mutant="reject-create-table"))
+    assert rec.failure is not None and rec.outcome.cause is not None
     path = tmp_path / "f.json"
     path.write_text(rec.failure)
     assert main(["shrink", str(path), "--max-checks", "200"]) == 0
@@ -62,20 +65,20 @@ def test_a_shrunk_sim_failure_keeps_its_cause_and_replays_from_its_file(
     assert summary["events_after"] * 5 <= summary["events_before"]
     small = json.loads(Path(summary["file"]).read_text())
     assert "decisions" in small["case"]
-    assert cause_class(small["verdict"]["cause"]) == cause_class(rec.outcome.cause)
+    assert small["verdict"]["cause_class"] == rec.outcome.cause.klass
     assert main(["replay", summary["file"]]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["valid"] is False and cause_class(out["cause"]) == cause_class(rec.outcome.cause)
+    assert out["valid"] is False and out["cause_class"] == rec.outcome.cause.klass
 
 
 def test_the_no_progress_barrier_counterexample_is_at_most_12_steps_and_events(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    found, _ = campaign("no-progress-barrier", 120.0, max_runs=60, shrink=False)
+    found, _ = campaign("no-progress-barrier", 120.0, max_runs=60, shrink_found=False)
     assert found.detected and found.seed is not None and found.failure is not None
     doc = json.loads(found.failure)
-    small, outcome, _, before, after = shrink_sim(doc["case"], found.seed, mutant="no-progress-barrier",
-                                                 max_checks=400)
-    assert cause_class(outcome.cause) == cause_class(found.cause) == "clients: not-linearizable"
+    spec = RunSpec(kind="sim", seed=found.seed, case=doc["case"], mutant="no-progress-barrier")
+    small, outcome, _, before, after = shrink_sim(spec, max_checks=400)
+    assert outcome.cause is not None and outcome.cause.klass == "clients: not-linearizable"
     assert after.steps <= 12 and after.events <= 12, (before, after)
     assert sim_steps(small) == after.steps and len(small["decisions"]) == after.events
     # the runnable reproduction: the switch fails it, the same case without the switch passes
@@ -83,7 +86,7 @@ def test_the_no_progress_barrier_counterexample_is_at_most_12_steps_and_events(
     path.write_text(json.dumps({**doc, "case": small}))
     assert main(["replay", str(path)]) == 1
     assert json.loads(capsys.readouterr().out)["cause"] == "clients: not-linearizable"
-    assert checked("sim", small, found.seed).valid
+    assert checked(RunSpec(kind="sim", seed=found.seed, case=small)).valid
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
@@ -115,29 +118,36 @@ def test_a_workload_only_list_out_of_range_is_bad_input(tmp_path: Path, capsys: 
 
 
 @pytest.mark.parametrize(("a", "b"), [
-    ("durability: replicas of kv/k0 disagree at the end (n2:-, n4:101, n8:101)",
-     "durability: replicas of kv/k2 disagree at the end (n1:7, n3:-)"),
-    ("liveness: operation stuck: join on n3 never finished (its barrier could be met)",
-     "liveness: operation stuck: leave on n5 never finished (its barrier could be met)"),
-    ("holdings: n3 at epoch 5 (snapshot): metadata differs from the spec on placements",
-     "holdings: n1 at epoch 9 (end): metadata differs from the spec on placements"),
+    (C.durability("replicas of kv/k0 disagree at the end (n2:-, n4:101, n8:101)"),
+     C.durability("replicas of kv/k2 disagree at the end (n1:7, n3:-)")),
+    (C.liveness("operation stuck", "join on n3 never finished (its barrier could be met)"),
+     C.liveness("operation stuck", "leave on n5 never finished (its barrier could be met)")),
+    (C.metadata_differs("n3", 5, "snapshot", "placements"), C.metadata_differs("n1", 9, "end", "placements")),
+    (C.quorum("disjoint-across-epochs", "ks1 (1, 5), read at epoch 4, write at epoch 5", "CANCEL_SEQUENCE"),
+     C.quorum("disjoint-across-epochs", "ks2 (9, 2), read at epoch 7, write at epoch 8", "CANCEL_SEQUENCE")),
+    (C.refine_step("step 3 (START_JOIN at epoch 4)", "invariant reads_have_replication_factor: ks1 (1, 2)",
+                   invariant="reads_have_replication_factor"),
+     C.refine_step("step 9 (FINISH_LEAVE at epoch 7)", "invariant reads_have_replication_factor: ks2 (5, 6)",
+                   invariant="reads_have_replication_factor")),
 ])
-def test_one_bug_in_two_runs_is_one_cause_class(a: str, b: str) -> None:
+def test_one_bug_in_two_runs_is_one_cause_class(a: C.Cause, b: C.Cause) -> None:
     """Shrinking keeps a cause class: a run's details (key, node, epoch) must not be part of it."""
-    assert cause_class(a) == cause_class(b) != ""
+    assert a.text != b.text
+    assert a.klass == b.klass != ""
 
 
 @pytest.mark.slow  # about a minute: a campaign per switch, then up to 400 shrinking runs each
 @pytest.mark.parametrize("name", ["submit-retry-new-entry-id", "paxos-ignores-accepted-value",
                                   "catchup-trusts-lagging-peer"])
 def test_an_impl_switch_failure_shrinks_at_least_5x_in_steps_and_events(name: str) -> None:
-    found, _ = campaign(name, 120.0, max_runs=200, shrink=False)
+    found, _ = campaign(name, 120.0, max_runs=200, shrink_found=False)
     assert found.detected and found.seed is not None and found.failure is not None
-    case = json.loads(found.failure)["case"]
-    small, outcome, _, before, after = shrink_sim(case, found.seed, mutant=name, max_checks=400)
-    assert cause_class(outcome.cause) == cause_class(found.cause)
+    doc = json.loads(found.failure)
+    spec = RunSpec(kind="sim", seed=found.seed, case=doc["case"], mutant=name)
+    small, outcome, _, before, after = shrink_sim(spec, max_checks=400)
+    assert outcome.cause is not None and outcome.cause.klass == doc["verdict"]["cause_class"]
     assert after.steps * 5 <= before.steps and after.events * 5 <= before.events, (before, after)
-    assert not checked("sim", small, found.seed, mutant=name).valid
+    assert not checked(RunSpec(kind="sim", seed=found.seed, case=small, mutant=name)).valid
 
 
 def test_a_decision_seed_draws_the_unscripted_decisions_and_the_recording_replays_alone() -> None:

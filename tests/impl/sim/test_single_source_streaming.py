@@ -13,10 +13,11 @@ import pytest
 from attrs import evolve
 
 from campaign.formats.scenario import parse_scenario
-from campaign.judge import SINGLE_SOURCE_LOSS, judge
-from campaign.known_findings import known_finding
-from campaign.runs import checked
-from campaign.shrink import cause_class
+from campaign.kinds import checked
+from campaign.run.cause import SINGLE_SOURCE_LOSS
+from campaign.run.findings import known_finding
+from campaign.run.judge import judge
+from campaign.run.record import RunSpec
 from impl.cluster import run_scenario
 
 DATA = Path(__file__).parent / "data"
@@ -37,14 +38,14 @@ def as_remove(doc: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(("case", "seed"), [(rf3_replace(), 1), (as_remove(rf3_replace()), 1)])
 def test_a_single_source_stream_loses_acknowledged_writes_and_the_fix_keeps_them(case: dict[str, Any],
                                                                                  seed: int) -> None:
-    faithful = checked("sim", case, seed)
-    assert faithful.cause == KNOWN
-    finding = known_finding(cause_class(faithful.cause))
+    faithful = checked(RunSpec(kind="sim", seed=seed, case=case))
+    assert faithful.cause is not None and faithful.cause.text == KNOWN
+    finding = known_finding(faithful.cause.klass)
     assert finding is not None and finding.id == "remove-replace-single-source"
     losses = json.loads(faithful.details)["stream_losses"]
     assert losses and all("from n1 only" in line for line in losses)
-    assert known_finding(cause_class(faithful.cause), FIX) is None  # with the fix it would be new
-    assert checked("sim", case, seed, fixes=FIX).valid
+    assert known_finding(faithful.cause.klass, FIX) is None  # with the fix it would be new
+    assert checked(RunSpec(kind="sim", seed=seed, case=case, fixes=FIX)).valid
 
 
 def test_without_the_stream_evidence_the_same_failure_is_a_plain_lost_write() -> None:
@@ -62,9 +63,9 @@ def test_without_the_stream_evidence_the_same_failure_is_a_plain_lost_write() ->
 def test_a_stream_from_a_non_replica_is_not_this_finding() -> None:
     """Switch stream-from-non-replica (a bug: the source is a new replica) loses the same
     writes, but the stream is not Cassandra's, so the failure stays new."""
-    out = checked("sim", rf3_replace(), 1, mutant="stream-from-non-replica")
-    assert out.cause == "clients: not-linearizable"
-    assert known_finding(cause_class(out.cause)) is None
+    out = checked(RunSpec(kind="sim", seed=1, case=rf3_replace(), mutant="stream-from-non-replica"))
+    assert out.cause is not None and out.cause.text == "clients: not-linearizable"
+    assert known_finding(out.cause.klass) is None
 
 
 def test_rf1_replace_streams_from_nobody() -> None:
@@ -72,7 +73,7 @@ def test_rf1_replace_streams_from_nobody() -> None:
     'Keyspace might be missing data'); the fix asks the replaced node itself."""
     doc = json.loads((Path(__file__).resolve().parents[3] / "examples" / "findings"
                       / "remove-replace-single-source.json").read_text())
-    out = checked("sim", doc["case"], doc["seed"])
-    assert out.cause == KNOWN
+    out = checked(RunSpec(kind="sim", seed=doc["seed"], case=doc["case"]))
+    assert out.cause is not None and out.cause.text == KNOWN
     assert all(line.endswith("from nobody") for line in json.loads(out.details)["stream_losses"])
-    assert checked("sim", doc["case"], doc["seed"], fixes=FIX).valid
+    assert checked(RunSpec(kind="sim", seed=doc["seed"], case=doc["case"], fixes=FIX)).valid

@@ -1,4 +1,6 @@
-"""The local engine: runs on worker processes that may die or hang without ending the campaign.
+"""The local engine: runs on this machine's worker processes, which may die or hang without
+ending the campaign (one worker and no time limit: in this process, which tests and debuggers
+want).
 
 Why not `concurrent.futures.ProcessPoolExecutor`: when one of its workers dies (killed, out of
 memory) every pending future fails with BrokenProcessPool, and it cannot stop one run that is
@@ -17,15 +19,39 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from campaign.runs import RunRecord, error_record, run_one
+from attrs import frozen
 
-Task = tuple[int, str, int, str | None, frozenset[str]]
-"""(run, kind, seed, mutant, fixes)"""
+from campaign.engines.base import EngineOptions, Keep, Task
+from campaign.kinds import error_record, run_one
+from campaign.run import cause as C
+from campaign.run.record import RunRecord
+
+
+@frozen
+class LocalEngine:
+    """Worker processes on this machine (`options.workers`; in this process when that is 1 and
+    there is no time limit)."""
+
+    options: EngineOptions
+    name: str = "local"
+
+    def check(self) -> None:
+        return None
+
+    def start(self) -> str | None:
+        return None
+
+    def run(self, tasks: Iterable[Task], *, keep: Keep, stopping: Callable[[], bool]) -> None:
+        if self.options.workers <= 1 and self.options.run_timeout is None:
+            run_inline(tasks, keep=keep, stopping=stopping)
+        else:
+            run_pool(tasks, workers=self.options.workers, keep=keep, stopping=stopping,
+                     run_timeout=self.options.run_timeout)
 
 
 def work(task: Task) -> RunRecord:
-    run, kind, seed, mutant, fixes = task
-    return run_one(kind, seed, run=run, mutant=mutant, fixes=fixes)
+    run, spec = task
+    return run_one(spec, run=run)
 
 
 def _worker_main(conn: Connection) -> None:
@@ -72,7 +98,7 @@ class _Worker:
         self.conn.close()
 
 
-def run_pool(tasks: Iterable[Task], *, workers: int, keep: Callable[[RunRecord], bool],
+def run_pool(tasks: Iterable[Task], *, workers: int, keep: Keep,
              stopping: Callable[[], bool] = lambda: False, run_timeout: float | None = None) -> None:
     """Run every task on `workers` processes, calling `keep(record)` in the main process as each
     finishes; stop giving out tasks once `keep` returns False or `stopping()` is true (runs in
@@ -117,7 +143,7 @@ def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
     """The worker's record if it has one; an error record if it died or ran out of time (and
     `w.task` stays set so the caller replaces it); None if it is still working."""
     assert w.task is not None
-    run, kind, seed, mutant, fixes = w.task
+    run, spec = w.task
     if w.conn.poll():
         try:
             rec: RunRecord = w.conn.recv()
@@ -128,16 +154,18 @@ def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
     elapsed = time.monotonic() - w.started
     if not w.proc.is_alive():
         w.proc.join()
-        return error_record(run, kind, seed, mutant, f"worker died: {signal_name(w.proc.exitcode)}", elapsed,
-                            fixes)
+        return error_record(run, spec, C.worker_died(signal_name(w.proc.exitcode)), elapsed)
     if run_timeout is not None and elapsed >= run_timeout:
-        return error_record(run, kind, seed, mutant, f"timeout: over {run_timeout:g} s", elapsed, fixes)
+        return error_record(run, spec, C.timeout(run_timeout), elapsed)
     return None
 
 
-def run_inline(tasks: Iterable[Task], *, keep: Callable[[RunRecord], bool],
+def run_inline(tasks: Iterable[Task], *, keep: Keep,
                stopping: Callable[[], bool] = lambda: False) -> None:
     """One worker, in this process (what tests and debuggers want); no time limit."""
     for task in tasks:
         if stopping() or not keep(work(task)):
             return
+
+
+__all__ = ["LocalEngine", "run_inline", "run_pool", "signal_name", "work"]

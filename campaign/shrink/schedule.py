@@ -1,78 +1,28 @@
-"""Shrinking a failing case: greedy edits kept while the run still fails with the same cause class.
+"""Shrinking a sim failure by its scenario *and* its schedule (docs/shrink.md).
 
-refine cases shrink by their scenario (`shrink_case`). sim cases shrink by their scenario *and*
-their schedule (`shrink_sim`, docs/shrink.md): the run's random decisions are recorded
-(impl/sim/decisions.py) and the case is turned into one that replays them from a decision list,
-so that scenario edits no longer reshuffle the rest of the run; then scenario items and
-decisions are deleted (a deleted decision takes its default: deliver, no duplicate, the latency
-floor, the first peer, no timer offset) while the cause class holds.
+The run's random decisions are recorded (impl/sim/decisions.py) and the case is turned into one
+that replays them from a decision list, so that scenario edits no longer reshuffle the rest of
+the run; then scenario items and decisions are deleted (a deleted decision takes its default:
+deliver, no duplicate, the latency floor, the first peer, no timer offset) while the cause class
+holds. DEMi-style delta debugging; why each pass exists is said at the pass.
+
+Past the 400-line guideline (about 330 lines of passes): the passes share `_Shrinking` and
+`_ddmin`, and reading them in one place is how one sees which deletion comes first and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import partial
+import copy
+from collections.abc import Callable
 from typing import Any
 
 from attrs import frozen
 
-from campaign.runs import Outcome, checked
-
-# ---------------------------------------------------------------- shrinking
-
-
-def cause_class(cause: str | None) -> str:
-    """A cause without its run-specific details (ranges, epochs, step numbers): two failures
-    of one class are taken to be the same bug, for grouping and while shrinking."""
-    if cause is None:
-        return ""
-    if cause.startswith("crash: "):
-        return cause.split(":", 2)[0] + ":" + cause.split(":", 2)[1]
-    head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
-    if cause.startswith("step "):
-        head = cause.split(": ", 1)[-1]
-        if head.startswith("invariant "):  # the invariant's name, not which keyspace or range
-            head = head.split(":", 1)[0]
-    elif cause.startswith("logs: "):
-        head = cause.split(" at epoch", 1)[0]
-    elif cause.startswith(("apply failure", "conflict", "spec replay")):
-        head = cause.split(":", 1)[0]
-    elif cause.startswith("stateful "):  # the machine, the rule or invariant, the message's class
-        head = ":".join(cause.split(":", 3)[:3])
-    elif cause.startswith("liveness: "):  # which operation, node or count is the run's detail
-        head = ":".join(cause.split(":", 2)[:2])
-    elif cause.startswith("durability: "):  # not which key, nor what each replica held
-        head = "durability: replicas disagree at the end"
-    elif cause.startswith("holdings: "):  # which node, epoch and moment: the run's detail
-        rest = cause.split(": ", 1)[1]
-        head = "holdings: " + (rest.split(": ", 1)[1] if ": metadata differs" in rest
-                               else "applied epoch goes backwards")
-    across = cause.rsplit("(across ", 1)
-    return head + (f" (across {across[1]}" if len(across) == 2 else "")
-
-
-def case_size(kind: str, case: dict[str, Any]) -> int:
-    """What shrinking makes smaller: transformations and nodes (refine); nodes and steps (sim)."""
-    if kind == "refine":
-        return len(case.get("transformations", [])) + len(case.get("topology", {}).get("nodes", []))
-    return len(case.get("topology", {}).get("nodes", [])) + sim_steps(case)
-
-
-def sim_steps(case: dict[str, Any]) -> int:
-    """A sim case's steps: its scenario items — submissions (given and generated), client
-    operations, topology operations, cancels, crashes, partitions, CMS changes, a CMS
-    initialization, and each random network fault that is on (loss, duplication, reordering)."""
-    faults = case.get("faults", {})
-
-    def kept(w: dict[str, Any], default: int) -> int:
-        return len(w["only"]) if "only" in w else int(w.get("count", default))
-
-    return (len(case.get("submissions", [])) + sum(kept(w, 100) for w in case.get("workloads", []))
-            + sum(kept(c, 200) for c in case.get("clients", [])) + len(case.get("operations", []))
-            + len(case.get("cancels", [])) + len(case.get("cms_changes", []))
-            + (1 if case.get("initialize") else 0)
-            + len(faults.get("crashes", [])) + len(faults.get("partitions", []))
-            + sum(1 for k in ("loss", "duplicate", "reorder") if faults.get(k)))
+from campaign.errors import BadInput
+from campaign.kinds import checked
+from campaign.kinds.sim import steps as sim_steps
+from campaign.run.record import Outcome, RunSpec
+from campaign.shrink.greedy import drop_node, shrink_case
 
 
 @frozen(kw_only=True)
@@ -88,26 +38,28 @@ class SimSize:
         return {"steps": self.steps, "events": self.events}
 
 
-def shrink_sim(case: dict[str, Any], seed: int, *, mutant: str | None = None, max_checks: int = 2000
+def shrink_sim(spec: RunSpec, *, max_checks: int = 2000
                ) -> tuple[dict[str, Any], Outcome, int, SimSize, SimSize]:
-    """Schedule and scenario shrinking of a failing sim case (DEMi-style delta debugging).
+    """Schedule and scenario shrinking of a failing sim run (its case set; its mutant and fixes
+    kept in every candidate run).
 
     Returns the smallest failing case found — it carries its decision list, so it replays
     alone — its outcome, the runs spent, and the sizes before and after. ValueError when the
     case does not fail."""
-    first = checked("sim", case, seed, mutant=mutant, record_decisions=True)
-    if first.valid:
+    assert spec.case is not None
+    case = dict(spec.case)
+    first = checked(spec, record_decisions=True)
+    if first.cause is None:
         raise ValueError("the case does not fail: nothing to shrink")
-    target = cause_class(first.cause)
     before = SimSize(steps=sim_steps(case), events=len(first.decisions))
-    state = _Shrinking(target, seed, mutant, max_checks)
+    state = _Shrinking(first.cause.klass, spec, max_checks)
     best = {**case, "decisions": [list(d) for d in first.decisions]}
     best_outcome = first
     if "decisions" not in case:
         # the seeded run replayed from its recording: the same run (impl/sim/decisions.py)
         replayed = state.test(best)
         if replayed is None:  # cannot happen unless determinism broke; shrink the scenario only
-            small, o, checks = shrink_case("sim", case, seed, mutant=mutant, max_checks=max_checks)
+            small, o, checks = shrink_case(spec, max_checks=max_checks)
             return small, o, checks + 1, before, SimSize(steps=sim_steps(small), events=before.events)
         best, best_outcome = replayed
     # first fewer items under other schedules (at most 3 x RESEEDS runs, where a big case's
@@ -150,8 +102,6 @@ def _reseed(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Ou
     but none of them under another schedule, the CMS's own reconfiguration commits sufficing).
     The first candidate that fails the same way is kept with the decisions it took (no
     `decision_seed`: it replays alone)."""
-    import copy
-
     lists = [(k, i) for k in ("workloads", "clients") for i in range(len(case.get(k, [])))]
     for keep in (lambda n: 0, lambda n: n // 8, lambda n: n // 2):
         candidate = copy.deepcopy(case)
@@ -174,8 +124,8 @@ def _reseed(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Ou
 class _Shrinking:
     """The test a candidate must pass (fail with the target cause class), and the budget."""
 
-    def __init__(self, target: str, seed: int, mutant: str | None, max_checks: int) -> None:
-        self.target, self.seed, self.mutant = target, seed, mutant
+    def __init__(self, target: str, spec: RunSpec, max_checks: int) -> None:
+        self.target, self.spec = target, spec
         self.max_checks = max_checks
         self.checks = 0
 
@@ -186,16 +136,14 @@ class _Shrinking:
     def test(self, candidate: dict[str, Any]) -> tuple[dict[str, Any], Outcome] | None:
         """The candidate with its decision list cut to the decisions the run used, and its
         outcome — when it still fails with the target cause class."""
-        from campaign.errors import BadInput
-
         if self.spent:
             return None
         self.checks += 1
         try:
-            o = checked("sim", candidate, self.seed, mutant=self.mutant, record_decisions=True)
+            o = checked(self.spec.with_case(candidate), record_decisions=True)
         except (BadInput, ValueError, KeyError):  # an edit that no longer parses
             return None
-        if o.valid or cause_class(o.cause) != self.target:
+        if o.cause is None or o.cause.klass != self.target:
             return None
         return {**candidate, "decisions": [list(d) for d in o.decisions]}, o
 
@@ -239,8 +187,6 @@ def _with_decisions(case: dict[str, Any], kept: list[Any]) -> dict[str, Any]:
 def _sim_passes() -> list[Pass]:
     """Biggest effects first: the whole schedule at once, faults, scenario lists, workloads,
     then the decisions (fewer by then: a smaller scenario takes fewer), then nodes."""
-    import copy
-
     def decisions(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
         found = None
         # first by kind and by link (every reorder delay; every decision about n1>n2 Commit
@@ -325,143 +271,12 @@ def _sim_passes() -> list[Pass]:
             if any(o.get("node") == node or o.get("target") == node for o in case.get("operations", [])):
                 continue
             c = copy.deepcopy(case)
-            _drop_node(c, node)
+            drop_node(c, node)
             r = state.test(c)
             if r is not None:
                 case, found = r[0], r
         return found
 
     return [all_defaults, fault_lists, top_lists, workloads, decisions, nodes]
-
-
-def shrink_case(kind: str, case: dict[str, Any], seed: int, *, mutant: str | None = None,
-                max_checks: int = 2000) -> tuple[dict[str, Any], Outcome, int]:
-    """Greedy minimization: apply the first smaller variant that still fails with the same
-    cause class, and start over from it, until none does (or `max_checks` runs were spent).
-
-    Returns the smallest failing case found, its outcome and the number of runs spent. The
-    case must fail to begin with (ValueError otherwise)."""
-    from campaign.errors import BadInput
-
-    outcome = checked(kind, case, seed, mutant=mutant)
-    if outcome.valid:
-        raise ValueError("the case does not fail: nothing to shrink")
-    target = cause_class(outcome.cause)
-    checks = 1
-    improved = True
-    while improved and checks < max_checks:
-        improved = False
-        for candidate in _variants(kind, case):
-            if checks >= max_checks:
-                break
-            checks += 1
-            try:
-                o = checked(kind, candidate, seed, mutant=mutant)
-            except (BadInput, ValueError, KeyError):  # a variant that no longer parses
-                continue
-            if not o.valid and cause_class(o.cause) == target:
-                case, outcome, improved = candidate, o, True
-                break
-    return case, outcome, checks
-
-
-def _variants(kind: str, case: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    import copy
-
-    def edit(fn: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        c = copy.deepcopy(case)
-        fn(c)
-        return c
-
-    if kind == "stateful":  # Hypothesis has shrunk it already
-        return
-    if kind == "refine":
-        ts = case["transformations"]
-        size = len(ts) // 2
-        while size >= 1:  # drop chunks, biggest first, latest first
-            for start in range(len(ts) - size, -1, -size):
-                yield {**case, "transformations": ts[:start] + ts[start + size:]}
-            size //= 2
-        for i in range(len(case["topology"]["nodes"])):
-            if len(case["topology"]["nodes"]) > 1:
-                yield edit(_pop(("topology", "nodes"), i))
-        for i, n in enumerate(case["topology"]["nodes"]):
-            if len(n["tokens"]) > 1:
-                yield edit(_set(("topology", "nodes", i), "tokens", n["tokens"][:1]))
-        if len(case["topology"].get("keyspaces", [])) > 1:
-            for i in range(len(case["topology"]["keyspaces"])):
-                yield edit(_pop(("topology", "keyspaces"), i))
-        return
-    faults = case.get("faults", {})
-    for key in ("crashes", "partitions"):
-        for i in range(len(faults.get(key, []))):
-            yield edit(_pop(("faults", key), i))
-    for key in ("loss", "duplicate", "reorder"):
-        if faults.get(key):
-            yield edit(_set(("faults",), key, 0.0))
-    subs = case.get("submissions", [])
-    size = len(subs) // 2
-    while size >= 1:
-        for start in range(len(subs) - size, -1, -size):
-            yield {**case, "submissions": subs[:start] + subs[start + size:]}
-        size //= 2
-    for i, w in enumerate(case.get("workloads", [])):
-        yield edit(_pop(("workloads",), i))
-        count = int(w.get("count", 100))
-        for smaller in sorted({count // 2, count - 1} - {0, count}):
-            yield edit(_set(("workloads", i), "count", smaller))
-    nodes = [n["id"] for n in case["topology"]["nodes"]]
-    if len(nodes) > 1:
-        for node in reversed(nodes):
-            yield edit(partial(_drop_node, node=node))
-
-
-Edit = Callable[[dict[str, Any]], None]
-
-
-def _at(c: Any, path: tuple[str | int, ...]) -> Any:
-    for step in path:
-        c = c[step]
-    return c
-
-
-def _pop(path: tuple[str | int, ...], index: int) -> Edit:
-    """An edit removing item `index` of the list at `path`."""
-    return lambda c: _at(c, path).pop(index)
-
-
-def _set(path: tuple[str | int, ...], key: str, value: Any) -> Edit:
-    """An edit setting `key` of the object at `path`."""
-    return lambda c: _at(c, path).__setitem__(key, value)
-
-
-def _drop_node(c: dict[str, Any], node: str) -> None:
-    """The scenario without `node` and every reference to it."""
-    c["topology"]["nodes"] = [n for n in c["topology"]["nodes"] if n["id"] != node]
-    c["submissions"] = [s for s in c.get("submissions", []) if s["node"] != node]
-    for w in c.get("workloads", []) + c.get("clients", []):
-        if "nodes" in w:
-            w["nodes"] = [n for n in w["nodes"] if n != node]
-            if not w["nodes"]:
-                del w["nodes"]
-    faults = c.get("faults", {})
-    faults["crashes"] = [x for x in faults.get("crashes", []) if x["node"] != node]
-    parts = []
-    for p in faults.get("partitions", []):
-        if "isolate" in p:
-            p["isolate"] = [n for n in p["isolate"] if n != node]
-            keep = bool(p["isolate"])
-        else:
-            p["groups"] = [[n for n in g if n != node] for g in p["groups"]]
-            p["groups"] = [g for g in p["groups"] if g]
-            keep = bool(p["groups"])
-        if keep:
-            parts.append(p)
-    faults["partitions"] = parts
-    cms = c.get("cms", {})
-    if "members" in cms:
-        cms["members"] = [n for n in cms["members"] if n != node]
-    if "size" in cms:
-        cms["size"] = min(cms["size"], len(c["topology"]["nodes"]))
 
 

@@ -1,9 +1,9 @@
 """Findings the harness has made and reported: places where Cassandra's rules, which spec/ and
 impl/ follow, let an invariant break (docs/findings.md has each one in full).
 
-A campaign still runs and records every failing run; a failure whose cause class is listed here
-is reported apart as a known finding instead of failing the campaign, so that a new bug stands
-out. `tcmcheck fuzz --strict` fails on known findings too. Each finding names its proposed fix
+A campaign still runs and records every failing run; a failure whose cause class
+(`Cause.klass`, campaign/run/cause.py) is listed here is reported apart as a known finding
+instead of failing the campaign, so that a new bug stands out. `tcmcheck fuzz --strict` fails on known findings too. Each finding names its proposed fix
 (spec/fixes.py, impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on.
 Remove an entry when the behaviour it describes is changed.
 """
@@ -14,14 +14,14 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from campaign.errors import BadInput
+from campaign.run.cause import RELAXED_BARRIER, SINGLE_SOURCE_LOSS, clients
 
 
 @frozen(kw_only=True)
 class KnownFinding:
     id: str
-    cause_class: str
-    """`campaign.fuzz.cause_class` of the failures it explains."""
+    cause_classes: tuple[str, ...]
+    """The `Cause.klass` of the failures it explains (one per way a run shows it)."""
     summary: str
     replay: str
     """The smallest counterexample, as one command (failure files in examples/findings/ hold
@@ -33,7 +33,7 @@ class KnownFinding:
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding(
         id="cancel-after-mid",
-        cause_class="quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)",
+        cause_classes=("quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)",),
         summary=(
             "CANCEL_SEQUENCE after MID moves reads back and narrows writes in one epoch (as "
             "Cassandra's BootstrapAndJoin.cancel / revertPlacements does), so a read quorum at "
@@ -46,7 +46,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="nts-rack-composition",
-        cause_class="invariant at_rest_matches_from_scratch",
+        cause_classes=("invariant at_rest_matches_from_scratch",),
         summary=(
             "Two sequences on disjoint locked ranges (UniformRangePlacement.planFor* computes each "
             "plan against the ring of its PREPARE; nothing checks that the deltas compose) end off "
@@ -59,7 +59,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="unregister-prepared-join",
-        cause_class="invariant sequences_name_registered_nodes",
+        cause_classes=("invariant sequences_name_registered_nodes",),
         summary=(
             "Cassandra's Unregister checks only the node's state (REGISTERED or LEFT), and a node "
             "whose join is prepared is still REGISTERED (StartJoin sets BOOTSTRAPPING): unregistering "
@@ -71,7 +71,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="replace-cms-member",
-        cause_class="invariant cms_is_consistent",
+        cause_classes=("invariant cms_is_consistent",),
         summary=(
             "PrepareReplace has no CMS check and FinishReplace removes the replaced node from the "
             "directory: replacing a CMS member through the transformations alone leaves a CMS "
@@ -83,7 +83,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="cross-dc-replace",
-        cause_class="invariant reads_have_replication_factor",
+        cause_classes=("invariant reads_have_replication_factor",),
         summary=(
             "PrepareReplace has no DC check: a replacement in another DC takes the replaced node's "
             "tokens, so the old DC loses a node without PrepareLeave's replication check and its "
@@ -95,7 +95,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="remove-replace-single-source",
-        cause_class="clients: not-linearizable: acknowledged writes lost by a single-source remove/replace stream",
+        cause_classes=(clients(SINGLE_SOURCE_LOSS).klass,),
         summary=(
             "Removenode and replace stream each range the new replica gains from ONE remaining "
             "replica (RemoveNodeStreams.movementMap + DataMovementVerbHandler: the first live full "
@@ -110,7 +110,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="relaxed-progress-barrier",
-        cause_class="clients: not-linearizable after a progress barrier relaxed below its first level",
+        cause_classes=(clients(RELAXED_BARRIER).klass,),
         summary=(
             "With progress_barrier_min_consistency_level set below its default EACH_QUORUM, "
             "ProgressBarrier.await relaxes its level each progress_barrier_timeout (EACH_QUORUM -> "
@@ -129,7 +129,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
 
 REPLACED_NODE_BARRIER_GAP = KnownFinding(
     id="replaced-node-barrier-gap",
-    cause_class="barrier: stale coordinator",
+    cause_classes=("barrier: stale coordinator",),
     summary=(
         "ProgressBarrier leaves out the replaced node (BootstrapAndReplace: `new ProgressBarrier(..., "
         "true)` filters the node being replaced), assuming it is dead. A replaced node that is only "
@@ -145,23 +145,13 @@ REPLACED_NODE_BARRIER_GAP = KnownFinding(
 ALL_FINDINGS: tuple[KnownFinding, ...] = (*KNOWN_FINDINGS, REPLACED_NODE_BARRIER_GAP)
 
 
-def known_finding(cause_class: str, fixes: Iterable[str] = ()) -> KnownFinding | None:
-    """The finding a failure's cause class shows, unless the run had that finding's fix on
-    (then the failure is new: the fix did not work)."""
+def known_finding(klass: str | None, fixes: Iterable[str] = ()) -> KnownFinding | None:
+    """The finding a failure of cause class `klass` shows, unless the run had that finding's fix
+    on (then the failure is new: the fix did not work)."""
+    if klass is None:
+        return None
     chosen = frozenset(fixes)
-    return next((f for f in KNOWN_FINDINGS if f.cause_class == cause_class and f.fix not in chosen), None)
+    return next((f for f in KNOWN_FINDINGS if klass in f.cause_classes and f.fix not in chosen), None)
 
 
-def parse_fixes(names: Iterable[str]) -> frozenset[str]:
-    """`--fix NAME` values (repeatable, or comma-separated), checked before any work."""
-    from spec.fixes import FIXES
-
-    out: set[str] = set()
-    for raw in names:
-        for name in (n.strip() for n in raw.split(",")):
-            if not name:
-                continue
-            if name not in FIXES:
-                raise BadInput(f"--fix: unknown fix {name!r} (known: {', '.join(FIXES)})")
-            out.add(name)
-    return frozenset(out)
+__all__ = ["ALL_FINDINGS", "KNOWN_FINDINGS", "REPLACED_NODE_BARRIER_GAP", "KnownFinding", "known_finding"]

@@ -20,18 +20,35 @@ from contextlib import contextmanager
 from typing import Any
 
 from campaign.errors import BadInput
+from campaign.run import cause as C
+from campaign.run.record import Outcome, RunSpec
+from strategies.metadata_machine import MetadataMachine
+from strategies.system_machine import SystemMachine
 
-MACHINES = {"system": ("strategies.system_machine", "SystemMachine"),
-            "metadata": ("strategies.metadata_machine", "MetadataMachine")}
+MACHINES: dict[str, type[Any]] = {"system": SystemMachine, "metadata": MetadataMachine}
 EXAMPLES = {"system": 4, "metadata": 8}
 """Examples per run: a run takes about as long as a sim run (a few tenths of a second)."""
 STEPS = 30
 MAX_EXAMPLES, MAX_STEPS = 100_000, 1_000
 
 
-def stateful_case(rng: random.Random) -> dict[str, Any]:
+def generate(rng: random.Random) -> dict[str, Any]:
     machine = "system" if rng.random() < 0.75 else "metadata"
     return {"machine": machine, "examples": EXAMPLES[machine], "steps": STEPS}
+
+
+def parse(case: Any) -> None:
+    """BadInput for a case a stateful run could not take."""
+    parse_case(case)
+
+
+def size(case: dict[str, Any]) -> int:
+    """Hypothesis shrinks a stateful failure itself: its size is the steps asked for."""
+    return int(case.get("steps", 0))
+
+
+def coverage(case: dict[str, Any]) -> dict[str, Any]:
+    return {"transformations": {}, "faults": {}}
 
 
 def parse_case(case: Any) -> tuple[str, int, int]:
@@ -54,10 +71,7 @@ def parse_case(case: Any) -> tuple[str, int, int]:
 
 
 def machine_class(machine: str, mutant: str | None = None, fixes: frozenset[str] = frozenset()) -> Any:
-    import importlib
-
-    module, name = MACHINES[machine]
-    cls = getattr(importlib.import_module(module), name)
+    cls = MACHINES[machine]
     if machine == "system" and (mutant is not None or fixes):
         cls = cls.planted(frozenset([mutant]) if mutant else frozenset(), fixes)
     return cls
@@ -93,7 +107,7 @@ def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseExc
     make_test: Any = hypothesis.stateful.get_state_machine_test
     test = make_test(counting, settings=s)
     hypothesis_seed(seed)(test)
-    with _no_local_constants():
+    with no_local_constants():
         try:
             test()
         except Exception as e:  # noqa: BLE001 (any failure of the machine is the verdict)
@@ -102,7 +116,7 @@ def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseExc
 
 
 @contextmanager
-def _no_local_constants() -> Iterator[None]:
+def no_local_constants() -> Iterator[None]:
     """Hypothesis mixes literals from every local module in `sys.modules` into what it draws
     (`providers._get_local_constants`), so a run would depend on what its worker imported
     before (a sim run first, say): with that pool empty, the seed alone decides the examples."""
@@ -125,7 +139,7 @@ def _no_local_constants() -> Iterator[None]:
 
 def program(machine: str, error: BaseException) -> str:
     """The shrunk counterexample as a program that runs when pasted."""
-    module, _ = MACHINES[machine]
+    module = MACHINES[machine].__module__
     lines = [n for n in getattr(error, "__notes__", []) if n.startswith("state")]
     return f"from {module} import *  # noqa: F403\n" + "\n".join(lines) + "\n"
 
@@ -142,26 +156,25 @@ def _where(machine: str, error: BaseException) -> str:
     return name
 
 
-def check_stateful(case: dict[str, Any], seed: int, mutant: str | None = None,
-                   fixes: frozenset[str] = frozenset()) -> Any:
-    from campaign.runs import Outcome
-
-    machine, examples, steps = parse_case(case)
+def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
+    """Run the machine's Hypothesis test from the run's seed (no schedule to record)."""
+    assert spec.case is not None
+    machine, examples, steps = parse_case(spec.case)
     # hypothesis.seed takes any int; keep it in 64 bits like every other run seed
-    error, taken = run_counted(machine_class(machine, mutant, fixes), seed, examples, steps)
+    error, taken = run_counted(machine_class(machine, spec.mutant, spec.fixes), spec.seed, examples, steps)
     if error is None:
         return Outcome(valid=True, cause=None, final_epoch=0, steps=taken, counters=(("steps", taken),),
                        details=json.dumps({"machine": machine}))
     message = str(error).splitlines()[0] if str(error) else type(error).__name__
-    cause = f"stateful {machine}: {_where(machine, error)}: {message}"[:300]
+    cause = C.stateful(machine, _where(machine, error), message)
     shown = program(machine, error)
     details = {"machine": machine, "program": shown,
                "traceback": "".join(traceback.format_exception_only(type(error), error))}
     # steps: of the shrunk program (rules and invariant checks), what a reader has to follow
-    return Outcome(valid=False, cause=cause, final_epoch=0,
+    return Outcome(valid=False, cause=cause, causes=(cause,), final_epoch=0,
                    steps=sum(1 for ln in shown.splitlines() if ln.startswith("state.")),
                    counters=(("steps", taken),), details=json.dumps(details, sort_keys=True))
 
 
-__all__ = ["MACHINES", "check_stateful", "machine_class", "parse_case", "program", "run_counted", "run_machine",
-           "stateful_case"]
+__all__ = ["MACHINES", "check", "coverage", "generate", "machine_class", "parse", "parse_case", "program",
+           "run_counted", "run_machine", "size"]

@@ -17,6 +17,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from campaign.formats.topology import parse_topology
+from campaign.formats.transformations import parse_transformation
+from campaign.run.findings import known_finding
+from spec.metadata import ClusterMetadata
+from spec.transformations import Rejected
+
 NEW = "#c0392b"
 """Fill of new failures' bars (the Chromium test looks for it)."""
 KNOWN = "#e69f00"
@@ -25,7 +31,7 @@ MAX_TIMELINES = 12
 
 
 def _svg(fig: Any) -> str:
-    import matplotlib
+    import matplotlib  # heavy optional dependency: only when a page is drawn
 
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tcmcheck"}):
@@ -35,7 +41,7 @@ def _svg(fig: Any) -> str:
 
 
 def _figure(width: float, height: float) -> Any:
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # heavy optional dependency: only when a page is drawn
 
     return Figure(figsize=(width, height), dpi=96, layout="constrained")
 
@@ -51,8 +57,6 @@ def _short(text: str, n: int = 70) -> str:
 
 
 def plot_causes(s: dict[str, Any]) -> str:
-    from campaign.known_findings import known_finding
-
     causes = list(s["causes"].items())[:25]
     fig = _figure(9, 0.45 * max(len(causes), 2) + 1)
     ax = fig.subplots()
@@ -64,7 +68,7 @@ def plot_causes(s: dict[str, Any]) -> str:
         colours = [KNOWN if known_finding(c) else NEW for c, _ in causes][::-1]
         ax.barh(labels, counts, color=colours)
         ax.set_xlabel("failing runs")
-        from matplotlib.patches import Patch
+        from matplotlib.patches import Patch  # heavy optional dependency (see _figure)
 
         ax.legend(handles=[Patch(color=NEW, label="new"), Patch(color=KNOWN, label="known finding")],
                   loc="lower right")
@@ -168,11 +172,6 @@ def plot_rate(s: dict[str, Any]) -> str:
 
 def _spec_steps(case: dict[str, Any]) -> list[tuple[str, bool, int]]:
     """(kind, accepted, epoch after) for each transformation, by running the spec (no prover)."""
-    from campaign.formats.topology import parse_topology
-    from campaign.formats.transformations import parse_transformation
-    from spec.metadata import ClusterMetadata
-    from spec.transformations import Rejected
-
     m = ClusterMetadata.initial(parse_topology(case["topology"], "case topology"))
     out = []
     for i, t_json in enumerate(case["transformations"]):
@@ -250,12 +249,10 @@ def timeline_sim(doc: dict[str, Any]) -> str:
 
 def timelines(s: dict[str, Any], base: dict[str, Path]) -> list[tuple[str, str]]:
     """(caption, svg) for the first failure of each cause class that has a failure file."""
-    from campaign.shrink import cause_class
-
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
     for f in s["failures"]:
-        cls = cause_class(f["cause"])
+        cls = f["cause_class"]
         if cls in seen or not f.get("failure_file") or len(out) >= MAX_TIMELINES:
             continue
         path = base.get(f.get("dir") or "", Path(".")) / f["failure_file"]
@@ -301,13 +298,9 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
     fig("causes", plot_causes(s))
     fig("groups", plot_groups(s))
     if s["causes"]:
-        from campaign.known_findings import known_finding
-
         parts.append("<table><tr><th>cause class</th><th>runs</th><th>first</th><th>replay</th></tr>")
         for cls, n in s["causes"].items():
-            from campaign.shrink import cause_class
-
-            first = next(f for f in s["failures"] if cause_class(f["cause"]) == cls)
+            first = next(f for f in s["failures"] if f["cause_class"] == cls)
             finding = known_finding(cls)
             tag = f"<span class=known>known: {esc(finding.id)}</span>" if finding else "<span class=new>new</span>"
             parts.append(f"<tr><td>{esc(cls)} {tag}</td><td>{n}</td><td>{esc(first['kind'])} seed {first['seed']}</td>"

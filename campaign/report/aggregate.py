@@ -1,8 +1,10 @@
 """What `tcmcheck report` says about one or many campaigns, computed by merging partial tallies.
 
 `Tally.of(rows)` counts one batch of runs.parquet rows; `merge` adds two tallies. The local
-report folds every row into one tally; the Spark report (`campaign.spark.tally_spark`) makes a
+report folds every row into one tally; the Spark report (campaign/report/spark_tally.py) makes a
 tally per partition on the executors and merges them, so both engines give the same summary.
+A failure's class is the row's `cause_class` (what the run's `Cause` said); campaigns written
+before that column existed are read through `legacy_class`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,49 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from campaign.shrink import cause_class
+from campaign.run.findings import known_finding
 
 MAX_FAILURE_ROWS = 100_000
 """Failing rows kept for the listing (a campaign with more is broken in one way anyway)."""
+
+
+def legacy_class(cause: str | None) -> str:
+    """The class of a cause line in a campaign written before runs.parquet had `cause_class`
+    (tcmcheck 0.1): the rules that version used, for reading its files only."""
+    if cause is None:
+        return ""
+    if cause.startswith("crash: "):
+        return cause.split(":", 2)[0] + ":" + cause.split(":", 2)[1]
+    head = cause.split(" in ", 1)[0] if cause.startswith("quorum:") else cause
+    if cause.startswith("step "):
+        head = cause.split(": ", 1)[-1]
+        if head.startswith("invariant "):
+            head = head.split(":", 1)[0]
+    elif cause.startswith("logs: "):
+        head = cause.split(" at epoch", 1)[0]
+    elif cause.startswith(("apply failure", "conflict", "spec replay")):
+        head = cause.split(":", 1)[0]
+    elif cause.startswith("stateful "):
+        head = ":".join(cause.split(":", 3)[:3])
+    elif cause.startswith("liveness: "):
+        head = ":".join(cause.split(":", 2)[:2])
+    elif cause.startswith("durability: "):
+        head = "durability: replicas disagree at the end"
+    elif cause.startswith("holdings: "):
+        rest = cause.split(": ", 1)[1]
+        head = "holdings: " + (rest.split(": ", 1)[1] if ": metadata differs" in rest
+                               else "applied epoch goes backwards")
+    across = cause.rsplit("(across ", 1)
+    return head + (f" (across {across[1]}" if len(across) == 2 else "")
+
+
+def class_of(row: dict[str, Any]) -> str:
+    """A failing row's cause class."""
+    return str(row.get("cause_class") or legacy_class(row.get("cause")))
+
+
+def fixes_of(row: dict[str, Any]) -> list[str]:
+    return [x for x in (row.get("fix") or "").split(",") if x]
 
 
 def group_of(row: dict[str, Any]) -> str:
@@ -69,12 +110,13 @@ class Tally:
             for name in cov.get("faults") or {}:
                 _add(self.faults, str(name))
         if failed:
-            cls = cause_class(r["cause"])
+            cls = class_of(r)
             _add(self.causes, cls)
             _add(self.group_causes, (group, cls))
             if len(self.failures) < MAX_FAILURE_ROWS:
-                self.failures.append({c: r.get(c) for c in ("dir", "run", "kind", "seed", "cause", "replay",
-                                                             "failure_file", "mutant", "fix")})
+                self.failures.append({**{c: r.get(c) for c in ("dir", "run", "kind", "seed", "cause", "replay",
+                                                               "failure_file", "mutant", "fix")},
+                                      "cause_class": cls})
 
     def merge(self, other: Tally) -> Tally:
         for kind, (runs, failed, seconds) in other.kinds.items():
@@ -96,11 +138,9 @@ class Tally:
 
     def summary(self) -> dict[str, Any]:
         """Plain JSON data, the same whatever order the rows were tallied in."""
-        from campaign.known_findings import known_finding
-
         failures = sorted(self.failures, key=lambda f: (f.get("dir") or "", f["run"]))
         for f in failures:
-            finding = known_finding(cause_class(f["cause"]), [x for x in (f.get("fix") or "").split(",") if x])
+            finding = known_finding(f["cause_class"], fixes_of(f))
             f["known"] = finding.id if finding else None
         runs = sum(int(k[0]) for k in self.kinds.values())
         return {
@@ -122,3 +162,6 @@ class Tally:
             "per_second": {str(s): n for s, n in sorted(self.per_second.items())},
             "failures": failures,
         }
+
+
+__all__ = ["MAX_FAILURE_ROWS", "Tally", "class_of", "fixes_of", "group_of", "legacy_class"]

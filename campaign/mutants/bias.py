@@ -1,97 +1,31 @@
-"""The bug-finding matrix: a campaign per known-bug switch (impl/bugs.py) until it is detected.
+"""How the mutant matrix reshapes generated cases so that a planted switch has something to show
+in (a denser client load during topology operations, a coordinator cut off from the CMS, a CMS
+member gone for good, ...): `biased(name, case)`. Each shape says why it exists at its function.
 
-For each switch, runs of its kind (`refine` for engine switches whose focus is the metadata
-rules, `sim` otherwise) on seeds 1, 2, ... (skipping generated scenarios that cannot exercise
-the switch: the `ops` focus wants node-driven operations) until one run fails or the budget in
-wall-clock seconds is spent; the failing case is then shrunk (scenario level). Without a
-switch (`mutant=None`) the same campaign must report nothing but known findings.
+Past the 400-line guideline: every shape is a small function, but they share the helpers that
+find a key's replicas and a join above it, and each explains the schedule it builds.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import time
+import random
+import zlib
 from typing import Any
 
-from attrs import frozen
-
-from campaign.runs import RunRecord, checked, failure_doc, generate_case
+from campaign.formats.scenario import parse_scenario
 from impl.bugs import BY_NAME
-
-
-@frozen(kw_only=True)
-class Detection:
-    name: str
-    detected: bool
-    seconds: float | None
-    cause: str | None
-    seed: int | None
-    kind: str
-    runs: int
-    size: int | None = None
-    """Before shrinking: refine, transformations and nodes (`case_size`); sim, steps."""
-    shrunk_size: int | None = None
-    events: int | None = None
-    """sim: events (non-default schedule decisions) before shrinking and after."""
-    shrunk_events: int | None = None
-    failure: str | None = None
-    """The failure file: the shrunk one (it carries its decision list) when shrinking ran."""
-
-    def sizes(self) -> dict[str, list[int]] | None:
-        """`shrunk_size` in JSON: {"steps": [before, after], "events": [before, after]}."""
-        if self.size is None or self.shrunk_size is None:
-            return None
-        out = {"steps": [self.size, self.shrunk_size]}
-        if self.events is not None and self.shrunk_events is not None:
-            out["events"] = [self.events, self.shrunk_events]
-        return out
-
-    def sizes_text(self) -> str:
-        """"steps 96->7 events 3178->4" for the table."""
-        sizes = self.sizes()
-        return "" if sizes is None else " ".join(f"{k} {a}->{b}" for k, (a, b) in sizes.items())
-
-    def replay(self, path: str | None = None) -> str:
-        if self.seed is None:
-            return ""
-        if path is not None:
-            return f"tcmcheck replay {path}"
-        return f"tcmcheck replay --kind {self.kind} --seed {self.seed} --mutant {self.name}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
-                "cause": self.cause, "shrunk_size": self.sizes(), "size": self.size,
-                "seed": self.seed, "runs": self.runs, "replay": self.replay()}
-
-
-def kind_of(name: str | None) -> str:
-    return "refine" if name is not None and BY_NAME[name].focus == "refine" else "sim"
-
-
-def exercises(name: str | None, case: dict[str, Any]) -> bool:
-    """Whether a generated case can show the switch at all (the campaign's bias)."""
-    if name is None:
-        return True
-    focus = BY_NAME[name].focus
-    if name == "removenode-nothing-to-stream-hangs":
-        return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
-    if focus == "ops":
-        return bool(case.get("operations")) and bool(case.get("clients")) \
-            and len(case["topology"]["nodes"]) >= 6
-    if name in _CMS_POLICY:
-        return len(case["topology"]["nodes"]) >= 4
-    if name == "discovery-never-resets-unchanged-rounds":
-        return len(case["topology"]["nodes"]) >= 5
-    if focus == "cms":
-        return case.get("cms", {}).get("policy") == "auto" or bool(case.get("faults", {}).get("crashes"))
-    return True
+from impl.cluster import run_scenario
+from impl.data.partitioner import token
+from spec.tokens import MIN_TOKEN
 
 
 def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
            seed: int | None = None) -> dict[str, Any]:
     """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
-    if name in _CMS_POLICY:
+    if name in CMS_POLICY_SWITCHES:
         return _cms_policy_bias(name, case)
     if name == "locked-ranges-miss-wraparound":
         return _min_token_bias(case)
@@ -113,8 +47,6 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         shaped = stale_coordinator(case, seed, relaxed=True)
         if shaped is not None:
             return shaped
-    import copy
-
     case = copy.deepcopy(case)
     for ks in case["topology"]["keyspaces"]:
         if ks["name"] == "kv":
@@ -178,7 +110,7 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
     return case
 
 
-_CMS_POLICY = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
+CMS_POLICY_SWITCHES = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
 
 # why barrier-at-one too: a barrier met by ONE replica lets FINISH commit while the cut-off
 # pair still routes by old placements, as a missing barrier does (the shape caught it in 5 of
@@ -200,8 +132,6 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
     - decommission-shrinks-cms: a CMS member (the second-lowest id, once the CMS has grown) dies
       for good and a new node replaces it (PrepareReplace has no CMS check), so a member leaves
       the ring and the policy must put another node in its seat."""
-    import copy
-
     case = copy.deepcopy(case)
     ids = sorted(n["id"] for n in case["topology"]["nodes"])
     case["cms"] = {"policy": "auto"}
@@ -237,8 +167,6 @@ def _discovery_bias(case: dict[str, Any]) -> dict[str, Any]:
     The generated workload (schema changes, clients, operations) stays: a new cluster is
     started to be used, and what the run does once it has a CMS is the shrinker's to remove
     (it did not when this shape dropped it: a 3-step case has nothing to shrink)."""
-    import copy
-
     case = copy.deepcopy(case)
     ids = sorted(n["id"] for n in case["topology"]["nodes"])
     case["cms"] = {"size": 0}
@@ -257,8 +185,6 @@ def _lagging_members_bias(case: dict[str, Any]) -> dict[str, Any]:
     retried against a CMS member (PeerLogFetcher's fallback) may reach one that is behind. That
     is the only way a fetch meets a lagging peer here: a first fetch goes to the node whose
     message revealed the epoch, which holds it."""
-    import copy
-
     case = copy.deepcopy(case)
     for key in ("clients", "operations", "cancels", "submissions"):
         case.pop(key, None)
@@ -277,8 +203,6 @@ def _restart_driver_bias(case: dict[str, Any]) -> dict[str, Any]:
     may submit a step the CMS committed while it was down, and the CMS rejects it at a newer
     epoch (the case CASSANDRA-19260's catch-up is for). The crash offset (0-57 ms) comes from
     the case itself, so that the campaign's cases spread over the window."""
-    import zlib
-
     ops = case.get("operations", [])[:1]
     if not ops:
         return case
@@ -297,10 +221,6 @@ def _min_token_bias(case: dict[str, Any]) -> dict[str, Any]:
     """A refine case whose lowest token becomes the minimum token (a node may own it), so that
     the ranges next to it, `(x, MIN]` and `(MIN, y]`, touch there: the only ranges the plain
     intersection test and LockedRanges' rule disagree on (CASSANDRA-19262)."""
-    import copy
-
-    from spec.tokens import MIN_TOKEN
-
     case = copy.deepcopy(case)
     nodes = case["topology"]["nodes"]
     lowest = min(nodes, key=lambda n: min(n["tokens"]))
@@ -312,8 +232,6 @@ def _around_key(nodes: list[dict[str, Any]]) -> tuple[int, list[tuple[int, str]]
     """The client key k0's token, the ring as sorted (token, owner) pairs, the index of the
     first ring token at or after the key's, and the owners clockwise from there, each once
     (SimpleStrategy: the first three are the key's replicas)."""
-    from impl.data.partitioner import token
-
     key_token = token("k0")
     ring = sorted((t, n["id"]) for n in nodes for t in n["tokens"])
     start = next((i for i, (t, _) in enumerate(ring) if t >= key_token), 0)
@@ -361,9 +279,6 @@ def stale_replicas(case: dict[str, Any]) -> dict[str, Any]:
     the placements of the START epoch — missing those writes. With the barrier, FINISH waits
     for a quorum of the key's replicas to see MID, which the cut-off pair prevents until the
     heal: the writes fail instead (the same case passes with the switch off)."""
-    import copy
-    import json
-    import random
 
     case = copy.deepcopy(case)
     nodes = case["topology"]["nodes"]
@@ -415,11 +330,6 @@ def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False)
     `a` and `x` answers, re-validation fails the read, and without it the read answers stale.
     When the fetch is slower the read is stale either way (the finding, so the case's control
     fails too and the campaign moves on)."""
-    import copy
-
-    from campaign.formats.scenario import parse_scenario
-    from impl.cluster import run_scenario
-
     case = copy.deepcopy(case)
     nodes = case["topology"]["nodes"]
     key_token, ring, start, owners = _around_key(nodes)
@@ -472,22 +382,6 @@ def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False)
     return case
 
 
-def _inconclusive(case: dict[str, Any], rec: RunRecord) -> bool:
-    """A kv verdict of the writes-at-ALL, reads-at-ONE variant with an indefinite write and no
-    durability failure: a write that ended `info` part way is seen by some ONE reads and not by
-    others, which is Cassandra's semantics, so such a run says nothing either way (for the
-    switch or without). (A write still in flight can do the same without any `info`: see
-    docs/mutants.md on the soundness of this variant's linearizability verdicts.)"""
-    one = any(c.get("read_cl") == ["ONE"] for c in case.get("clients", []))
-    info = dict(rec.outcome.counters).get("client_write_info", 0)
-    if not (one and info > 0 and (rec.outcome.cause or "").startswith("clients:")):
-        return False
-    # why the durability checks still count: they leave out the keys with an indefinite write
-    # (and writes still in flight), so what they report is a lost acknowledged write
-    holdings = json.loads(rec.outcome.details or "{}").get("holdings", [])
-    return not any(str(h).startswith("durability:") for h in holdings)
-
-
 def seed_parity(case: dict[str, Any]) -> int:
     return len(case["topology"]["nodes"]) % 2
 
@@ -495,76 +389,4 @@ def seed_parity(case: dict[str, Any]) -> int:
 _NO_SPLIT = ("removenode-nothing-to-stream-hangs",)
 
 
-
-def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs: int | None = None,
-             shrink: bool = True, plant: bool = True) -> tuple[Detection, list[RunRecord]]:
-    """Runs for switch `name` until the first failure or the budget; all records returned.
-    `plant=False` runs the very same (biased) cases with the switch off: the control, which
-    must fail with nothing but known findings."""
-    from campaign.known_findings import known_finding
-    from campaign.shrink import cause_class
-
-    kind = kind_of(name)
-    started = time.monotonic()  # wall clock only for the budget and the seconds column
-    records: list[RunRecord] = []
-    seed = first_seed
-    while time.monotonic() - started < budget_s and (max_runs is None or len(records) < max_runs):
-        case = generate_case(kind, seed)
-        if exercises(name, case):
-            shaped = biased(name, case, seed=seed)
-            rec = run_case(kind, seed, shaped, run=len(records), mutant=name if plant else None)
-            records.append(rec)
-            if _inconclusive(shaped, rec) or (
-                    plant and not rec.outcome.valid and name is not None
-                    and not checked(kind, shaped, seed).valid):
-                # why the control: a case that fails with the switch off too shows a finding
-                # (or Cassandra's semantics), not the switch
-                seed += 1
-                continue
-            if not rec.outcome.valid and (plant or known_finding(cause_class(rec.outcome.cause)) is None):
-                return _detected(name, kind, rec, time.monotonic() - started, len(records), shrink), records
-        seed += 1
-    return Detection(name=name or "-", detected=False, seconds=None, cause=None, seed=None, kind=kind,
-                     runs=len(records)), records
-
-
-def _detected(name: str | None, kind: str, rec: RunRecord, seconds: float, runs: int,
-              shrink: bool) -> Detection:
-    import json
-
-    from campaign.shrink import case_size, shrink_case, shrink_sim, sim_steps
-
-    case = json.loads(rec.failure or "{}").get("case") or generate_case(kind, rec.seed)
-    size = sim_steps(case) if kind == "sim" else case_size(kind, case)
-    shrunk = events = shrunk_events = None
-    failure = rec.failure
-    if shrink and kind == "sim":
-        small, o, _, before, after = shrink_sim(case, rec.seed, mutant=name, max_checks=SHRINK_CHECKS)
-        shrunk, events, shrunk_events = after.steps, before.events, after.events
-        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
-    elif shrink:
-        small, o, _ = shrink_case(kind, case, rec.seed, mutant=name, max_checks=60)
-        shrunk = case_size(kind, small)
-        failure = json.dumps(failure_doc(kind, rec.seed, small, o, name), sort_keys=True, indent=1)
-    return Detection(name=name or "-", detected=True, seconds=round(seconds, 2), cause=rec.outcome.cause,
-                     seed=rec.seed, kind=kind, runs=runs, size=size, shrunk_size=shrunk, events=events,
-                     shrunk_events=shrunk_events, failure=failure)
-
-
-SHRINK_CHECKS = 600
-"""Runs a switch's sim failure may spend on shrinking (a sim run takes 0.05-0.5 s)."""
-
-
-def run_case(kind: str, seed: int, case: dict[str, Any], *, run: int, mutant: str | None) -> RunRecord:
-    """`run_one` over a given (biased) case; its failure file carries that case."""
-    import json
-
-    started = time.monotonic()
-    outcome = checked(kind, case, seed, mutant=mutant)
-    failure = None if outcome.valid else json.dumps(failure_doc(kind, seed, case, outcome, mutant),
-                                                    sort_keys=True, indent=1)
-    return RunRecord(run=run, kind=kind, seed=seed, mutant=mutant, outcome=outcome,
-                     duration_s=round(time.monotonic() - started, 4), failure=failure)
-
-
-__all__ = ["Detection", "campaign", "exercises", "kind_of"]
+__all__ = ["CMS_POLICY_SWITCHES", "biased", "seed_parity", "stale_coordinator", "stale_replicas"]

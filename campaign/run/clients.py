@@ -1,0 +1,256 @@
+"""The client history's verdict, as far as Cassandra promises it, and the end-of-run durability
+checks of the client writes.
+
+The kv model checks every read (linearizability); a violation is then told apart from what
+Cassandra documents or what a known finding explains, each with a cause of its own:
+- writes at ALL and reads at ONE promise a regular register, not linearizability (`REGULAR`);
+- a remove or replace streams each range from one source (`SINGLE_SOURCE_LOSS`: finding
+  `remove-replace-single-source`);
+- a progress barrier relaxed below its first level by the operator's setting (`RELAXED_BARRIER`:
+  finding `relaxed-progress-barrier`).
+With every write at ALL, acknowledged writes must be on every replica at a quiet end and seen
+by every later read (`durability`, `stale_reads`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from attrs import evolve
+
+from campaign.run import cause as C
+from campaign.run.cause import REGULAR, RELAXED_BARRIER, SINGLE_SOURCE_LOSS, Cause
+from campaign.run.histories import CHECK_TIMEOUT_S, as_history, check_clients
+from checkers.linearizability.model import KV
+from checkers.linearizability.verdict import Verdict
+from checkers.linearizability.wgl import check
+from impl.cluster import RunResult
+from impl.node.progress_barrier import CHAIN
+from impl.scenario import Scenario
+
+
+def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S
+                   ) -> tuple[Verdict | None, tuple[str, ...]]:
+    """The clients' verdict (None: the run had no client) and the single-source stream losses
+    that explain it, if any."""
+    if not result.client_history:
+        return None, ()
+    clients = check_clients(result.client_history, timeout_s=timeout_s)
+    losses: tuple[str, ...] = ()
+    if clients.valid is False and _reads_at_one_writes_at_all(scenario):
+        clients = regular(scenario, result, clients)
+    if clients.valid is False:
+        clients, losses = _single_source_losses(scenario, result, clients,
+                                                deadline=time.monotonic() + timeout_s)
+    if clients.valid is False and clients.cause != SINGLE_SOURCE_LOSS:
+        clients = _relaxed_barrier(scenario, result, clients)
+    return clients, losses
+
+
+def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
+    """With every client write at ALL, every write replica (pending ones included) acknowledged
+    each `ok` write and streaming hands it on, so at a quiet end the live read replicas of a key
+    hold the same cell — unless a write of that key ended unknown (`info`, `fail`: applied part
+    way, which nothing repairs but a read)."""
+    if not result.quiescent or not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients):
+        return ()
+    unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
+    out: list[Cause] = []
+    for ks, key, cells in result.replica_cells:
+        if key in unsure or len({(ts, v) for _, ts, v in cells}) <= 1:
+            continue
+        held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
+        out.append(C.durability(f"replicas of {ks}/{key} disagree at the end ({held})"))
+    return tuple(out[:1])
+
+
+def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
+    """With every client write at ALL (W + R > RF for any read level), a read that starts after
+    a write of its key was acknowledged must return that write or a later one: a read returning
+    nothing, or the value of a write acknowledged before that one began, lost it. Weaker than
+    linearizability on purpose: a write still in flight may be seen by one read at ONE and not
+    by a later one (reads at ONE repair nothing), which is Cassandra's semantics. Last write
+    wins by the coordinator's clock, so not with clock skew."""
+    if not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients) or scenario.clock_skew:
+        return ()
+    invoked: dict[int, Any] = {}
+    writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
+    reads: list[tuple[str, int, Any]] = []  # (key, invoked, value)
+    for op in result.client_history:
+        if op.type == "invoke":
+            invoked[op.process] = op
+            continue
+        start = invoked.pop(op.process, None)
+        if start is None or op.key is None:
+            continue
+        if op.f == "write":
+            writes.setdefault(op.key, []).append(
+                (start.time, op.time if op.type == "ok" else None, json.loads(start.value)))
+        elif op.type == "ok":
+            reads.append((op.key, start.time, json.loads(op.value)))
+    for key, at, value in reads:
+        done = [w for w in writes.get(key, []) if w[1] is not None and w[1] < at]
+        if not done:
+            continue
+        if value is None:
+            return (C.durability(f"stale read of {key}: nothing, after write {done[-1][2]} was acknowledged"),)
+        source = next((w for w in writes.get(key, []) if w[2] == value), None)
+        if source is None or source[1] is None:
+            continue
+        newer = next((w for w in done if source[1] < w[0]), None)
+        if newer is not None:
+            return (C.durability(f"stale read of {key}: {value}, after write {newer[2]} (begun once "
+                                 f"{value} was acknowledged) was acknowledged"),)
+    return ()
+
+
+
+
+def _reads_at_one_writes_at_all(scenario: Scenario) -> bool:
+    return bool(scenario.clients) and all(c.read_cl == ("ONE",) and c.write_cl == ("ALL",)
+                                          for c in scenario.clients)
+
+
+def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
+    """Writes at ALL with reads at ONE promise no linearizability: a read at ONE answers from one
+    replica, with no blocking read repair, so while a write is in flight one read can see it and a
+    later read, on a replica it has not reached yet, not (Cassandra's semantics). What they do
+    promise is a regular register: a read returns the value of a write that was not overwritten
+    before the read began, i.e. no write completed before the read began and was invoked after
+    the read value's write completed (LWW timestamps follow real time without clock skew). A
+    history that keeps that is valid with cause `REGULAR`; one that does not keeps the
+    linearizability verdict (a read missed a completed write)."""
+    if any(skew for _, skew in scenario.clock_skew):
+        return clients  # timestamps need not follow real time: no claim either way
+    writes: dict[str, list[tuple[Any, int, int | None]]] = {}  # key -> (value, invoked, ok)
+    reads: list[tuple[str, Any, int]] = []  # (key, value, invoked) of every ok read
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.pop(op.process, None)
+        if inv is None:
+            continue
+        if op.f == "write":
+            writes.setdefault(str(op.key), []).append(
+                (json.loads(inv.value), inv.time, op.time if op.type == "ok" else None))
+        elif op.type == "ok":
+            reads.append((str(op.key), json.loads(op.value), inv.time))
+    for key, value, invoked in reads:
+        of_key = writes.get(key, [])
+        source = [w for w in of_key if w[0] == value]
+        if value is not None and not source:
+            return clients  # a value nobody wrote
+        done_before = [w for w in of_key if w[2] is not None and w[2] < invoked]
+        if value is None:
+            if done_before:
+                return clients
+            continue
+        _, _, source_ok = source[0]
+        if source_ok is not None and any(w[1] > source_ok for w in done_before):
+            return clients  # overwritten by a write that completed before this read began
+    return evolve(clients, valid=True, cause=REGULAR)
+
+
+
+
+def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
+                          deadline: float) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`.
+
+    Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
+    streaming a range, held by some node then, yet not by the new replica after it received the
+    range from its one source — a replica of the range before the operation other than the
+    removed/replaced node (Cassandra's candidates) — or from nobody (no other replica: RF 1).
+    The failure is that finding only if the history with those writes taken out (and the reads
+    that returned them) is linearizable: anything else fails as before. A stream from any other
+    node (a bug, e.g. switch stream-from-non-replica) or from several sources is no evidence."""
+    keyspaces = {c.keyspace for c in scenario.clients}
+    acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
+    written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
+    pending: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.f != "write":
+            continue
+        if op.type == "invoke":
+            pending[op.process] = op
+            written[(str(op.key), json.loads(op.value))] = op.time
+        elif op.type == "ok" and op.process in pending:
+            inv = pending.pop(op.process)
+            acked[(str(op.key), json.loads(inv.value))] = (inv.time, op.time)
+    lost: set[tuple[str, Any]] = set()
+    why: list[str] = []
+    for rec in result.streams:
+        if rec.keyspace not in keyspaces or not rec.faithful or len(rec.sources) > 1:
+            continue
+        for key, dest_cell, cells in rec.cells:
+            on_disk = {value: ts for ts, value in cells}
+            dest_write = acked.get((key, dest_cell[1])) if dest_cell is not None else None
+            # acknowledged writes, and writes that ended unknown (read before the stream lost
+            # them, or overwritten by a write it lost)
+            candidates = [(value, times) for (k, value), times in acked.items() if k == key and times[1] <= rec.time]
+            candidates += [(value, (at, rec.time)) for (k, value), at in written.items()
+                           if k == key and (k, value) not in acked and at <= rec.time]
+            for value, times in candidates:
+                if not _newer(value, times, dest_cell, on_disk, dest_write):
+                    continue
+                if (key, value) not in lost:
+                    lost.add((key, value))
+                    source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
+                    why.append(f"{rec.keyspace}/{key}={value} {'acknowledged' if (key, value) in acked else 'written'}, not on {rec.destination} after "
+                               f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
+    if not lost:
+        return clients, ()
+    drop = set()
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.get(op.process)
+        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
+            drop.add(op.process)
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, as_history(kept), deadline=deadline)
+    if again.valid is not True:
+        return clients, tuple(why)
+    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+
+
+def _relaxed_barrier(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
+    """A non-linearizable client history in a run whose settings let the progress barrier relax
+    (`barrier_min_consistency` below `barrier_consistency`: Cassandra's
+    progress_barrier_min_consistency_level below its default) and where a barrier did relax:
+    an operation stepped past replicas that had not seen its previous step, so quorums of the
+    old placement can lag together, which is what the relaxation allows (finding
+    `relaxed-progress-barrier`). Only such runs: with the default settings nothing relaxes."""
+    s = scenario.settings
+    if CHAIN.index(s.barrier_min_consistency) <= CHAIN.index(s.barrier_consistency) \
+            or not dict(result.counters).get("barrier_relaxations", 0):
+        return clients
+    return evolve(clients, cause=RELAXED_BARRIER)
+
+
+def _newer(value: Any, this: tuple[int, int], dest_cell: tuple[int, int] | None,
+           on_disk: dict[Any, int], dest_write: tuple[int, int] | None) -> bool:
+    """Whether the acknowledged write of `value` (invoked, ok at `this`) is missing on a
+    destination holding `dest_cell`: it holds nothing, or a cell older by timestamp (both still
+    on some disk), or, for a write overwritten everywhere, one whose write was not invoked after
+    this one completed (not shown newer)."""
+    if dest_cell is None:
+        return True
+    if dest_cell[1] == value:
+        return False
+    if value in on_disk:
+        return (on_disk[value], value) > (dest_cell[0], dest_cell[1])
+    return dest_write is None or dest_write[0] <= this[1]
+
+
+
+__all__ = ["client_verdict", "durability", "regular", "stale_reads"]

@@ -1,0 +1,130 @@
+"""Progress checks of a run that settled: safety held, but did the cluster get anywhere?
+
+An operation that never finished although its barrier could be met, an operation its node gave
+up with its sequence left in the metadata, a live node behind the committed log, a commit
+request never answered, a CMS below its sizing policy's size. Each is reported only when the
+run's faults healed and the stall is not the fault's (a CMS without a majority rightly stops).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from campaign.run import cause as C
+from campaign.run.cause import Cause
+from impl.cluster import RunResult
+from impl.cms.reconfiguration import policy_size
+from impl.scenario import Scenario
+from spec.metadata import ClusterMetadata
+
+
+def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+    """Progress failures of a run whose faults all healed (the generated ones always do);
+    `final` is the spec's metadata after the committed log."""
+    out: list[Cause] = []
+    if any(p.heal is None for p in scenario.partitions):
+        return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
+    # why: a scripted REGISTER makes a node that is no process (it never answers); an operation
+    # that needs it (a barrier, a stream source) rightly waits for ever
+    processes = {n.id for n in result.nodes}
+    ghosts = [n.id for n in final.directory if n.id not in processes and n.state.value != "LEFT"]
+    s = scenario.settings
+    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
+    # why a CMS majority up: without one nothing commits, so no operation can take a step
+    # (a CMS of two with a member dead for good); that stall is the fault's, not a bug
+    final_cms = final.cms.reads
+    cms_up = len(final_cms & {n.id for n in result.nodes if n.up}) * 2 > len(final_cms)
+    for node, op, could in () if ghosts or not cms_up else result.unfinished:
+        # why the age: under lasting loss each step may wait out lost commit answers (the
+        # driver's watchdog is this patience), so a slow operation still taking steps near the
+        # end of an unquiet run is not stuck (the mutants' control seed 148)
+        if could and (result.quiescent or result.end_time - _last_step(result, node) > patience):
+            out.append(C.liveness("operation stuck", f"{op} on {node} never finished (its barrier could be met)"))
+    out.extend(_abandoned(scenario, result, final))
+    committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
+    if not result.quiescent:
+        # why the age: an entry committed just before the end has not had time to spread
+        behind = [n.id for n in result.nodes if n.up and n.applied_epoch < result.final_epoch
+                  and result.end_time - committed_at.get(n.applied_epoch + 1, result.end_time) > patience]
+        if behind:
+            out.append(C.liveness("live node not applying", f"{', '.join(behind)} behind epoch "
+                                  f"{result.final_epoch} at the end"))
+    # why the age: a request is answered (or given up as info) within its attempts' timeouts;
+    # one sent just before the end has not had that time
+    open_: dict[int, int] = {}
+    for h in result.commit_history:
+        if h.type == "invoke":
+            open_[h.process] = h.time
+        else:
+            open_.pop(h.process, None)
+    stalled = [t for t in open_.values() if result.end_time - t > patience]
+    if stalled and all(c.restart is not None for c in scenario.crashes):
+        out.append(C.liveness("commit never completed", f"{len(stalled)} request(s) open for more than "
+                              f"{patience // 1_000_000_000} s at the end"))
+    if scenario.cms_size is None and scenario.cms_members is None:
+        out.extend(_cms_undersized(result, final, committed_at, patience))
+    return tuple(out)
+
+
+def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+    """An operation that its (live) node gave up as failed while its sequence is still in the
+    final metadata: nobody drives it on, and its locks hold the ranges for ever (Cassandra
+    leaves that to the operator; an operation fails like this only on a wrong view, such as a
+    rejection decided at a newer epoch than the node's)."""
+    up = {n.id for n in result.nodes if n.up}
+    left = {str(s.node) for s in final.in_progress.sequences()}
+    target = {o.node: o.target for o in scenario.operations}
+    out = []
+    for node, op, outcome in result.operations:
+        seq_node = target.get(node) if op == "remove" else node
+        if outcome.startswith("failed") and node in up and seq_node in left:
+            out.append(C.liveness("operation abandoned", f"{op} on {node} ended {outcome!r} with its "
+                                  "sequence left in the metadata"))
+    return tuple(out[:1])
+
+
+def _cms_undersized(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int],
+                    patience: int) -> tuple[Cause, ...]:
+    """With the CMS sizing policy and enough joined nodes up to meet it, a run that settled
+    (quiescent, or nothing committed for a submission's whole patience although a majority of
+    the CMS read members is up) with
+    fewer joined CMS read members than the policy wants: the CMS lost a member it did not
+    replace (a member that left keeps its seat), or a reconfiguration waits for ever on a node
+    it should not have chosen (a down one)."""
+    if not final.cms.initialized:
+        return ()
+    joined = {n.id for n in final.directory if n.state.value == "JOINED"}
+    wanted = min(policy_size(len(joined)), len(joined))
+    members = sorted(final.cms.reads & joined)
+    if not joined or len(members) >= wanted:
+        return ()
+    up = {n.id for n in result.nodes if n.up}
+    last = max(committed_at.values(), default=0)
+    # why a majority of the read members up: a CMS that lost its majority rightly stops (the
+    # stall is the fault's, not the policy's); a down node only in the write set is a joining
+    # member the reconfiguration chose
+    majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
+    stalled = result.end_time - last > patience and majority
+    # why enough joined nodes up: the policy leaves down nodes out (and a scripted REGISTER
+    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members
+    if not (result.quiescent or stalled) or len(joined & up) < wanted:
+        return ()
+    return (C.liveness("CMS undersized", f"{len(members)} joined members, the policy wants "
+                       f"{policy_size(len(joined))} of {len(joined)} joined nodes"),)
+
+
+def _last_step(result: RunResult, node: str) -> int:
+    """When a topology step (PREPARE_/START_/MID_/FINISH_) the node submitted last committed."""
+    last = 0
+    for h in result.commit_history:
+        if h.type == "ok":
+            value = json.loads(h.value)
+            if str(value.get("entry_id", "")).startswith(f"{node}:") and str(
+                    value.get("transformation", {}).get("kind", "")).startswith(("PREPARE_", "START_", "MID_", "FINISH_")):
+                last = h.time
+    return last
+
+
+
+__all__ = ["liveness"]

@@ -1,0 +1,173 @@
+"""Generators of the CEP's concepts — a topology, a replication, the next transformation against
+the current metadata, a schema change — shared by the fuzzing campaign and the Hypothesis
+strategies (one generator per concept).
+
+Each takes `rng`, anything with the `random.Random` methods of `Draw`: a campaign passes its
+run's `random.Random(seed)` (the run stays a pure function of its seed), a strategy passes
+`strategies.draws.HypothesisDraw` (each draw a Hypothesis choice, so examples shrink towards the
+first option, the lowest number, the first branch). They return the JSON wire shapes of
+docs/transformations-json.md and TOPOLOGY.json, so a campaign's case is self-contained; the
+strategies parse them into spec values with campaign/formats.
+
+Choices lean towards where bugs live: small token spaces (neighbouring and colliding tokens),
+small name pools (racing schema changes), operations left half done and interleaved. Every draw
+happens in a fixed order: a change here changes every generated campaign run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from spec.metadata import ClusterMetadata
+from spec.nodes import NodeState
+from spec.sequences import OperationKind, Step
+
+T = TypeVar("T")
+
+
+class Draw(Protocol):
+    """The draws a generator makes (a subset of `random.Random`'s methods)."""
+
+    def random(self) -> float: ...
+
+    def randint(self, a: int, b: int) -> int: ...
+
+    def choice(self, seq: Sequence[T]) -> T: ...
+
+    def sample(self, population: Sequence[T], k: int) -> list[T]: ...
+
+    def uniform(self, a: float, b: float) -> float: ...
+
+
+DCS = ("dc1", "dc2", "dc3")
+RACKS = ("r1", "r2", "r3")
+MIN_NODES, MAX_NODES = 3, 12
+
+
+# ---------------------------------------------------------------- topologies
+
+
+def topology(rng: Draw, *, min_nodes: int = MIN_NODES, max_nodes: int = MAX_NODES,
+             token_span: int | None = None, max_tokens: int = 4, max_keyspaces: int = 2) -> dict[str, Any]:
+    """3-12 nodes in 1-3 DCs with 1-3 racks, 1-4 tokens each, 1-2 keyspaces (TOPOLOGY.json).
+
+    `token_span`: tokens drawn from [-span, span] (None: the whole Murmur3 range)."""
+    n = rng.randint(min_nodes, max_nodes)
+    dcs = DCS[:rng.randint(1, 3)]
+    racks = RACKS[:rng.randint(1, 3)]
+    lo, hi = (-(2**63) + 1, 2**63 - 1) if token_span is None else (-token_span, token_span)
+    per_node = [rng.randint(1, max_tokens) for _ in range(n)]
+    tokens = _distinct(rng, sum(per_node), lo, hi)
+    nodes: list[dict[str, Any]] = []
+    at = 0
+    width = len(str(n))
+    for i, k in enumerate(per_node):
+        nodes.append({"id": f"n{i + 1:0{width}d}", "dc": dcs[i % len(dcs)] if i < len(dcs) else rng.choice(dcs),
+                      "rack": rng.choice(racks), "tokens": sorted(tokens[at:at + k])})
+        at += k
+    used = sorted({str(nd["dc"]) for nd in nodes})
+    keyspaces = [{"name": f"ks{i + 1}", "replication": replication(rng, used)}
+                 for i in range(rng.randint(1, max_keyspaces))]
+    return {"nodes": nodes, "keyspaces": keyspaces}
+
+
+def replication(rng: Draw, dcs: list[str] | tuple[str, ...], max_rf: int = 3) -> dict[str, Any]:
+    if rng.random() < 0.5:
+        return {"class": "SimpleStrategy", "replication_factor": rng.randint(1, max_rf)}
+    factors = {dc: rng.randint(0, max_rf) for dc in dcs}
+    if sum(factors.values()) == 0:
+        factors[dcs[0]] = 1
+    return {"class": "NetworkTopologyStrategy", **factors}
+
+
+def _distinct(rng: Draw, k: int, lo: int, hi: int) -> list[int]:
+    seen: set[int] = set()
+    out: list[int] = []
+    while len(out) < k:
+        t = rng.randint(lo, hi)
+        if t not in seen:
+            seen.add(t)
+            out.append(t)
+    return out
+
+
+STEP_KINDS = {
+    OperationKind.JOIN: ("START_JOIN", "MID_JOIN", "FINISH_JOIN"),
+    OperationKind.LEAVE: ("START_LEAVE", "MID_LEAVE", "FINISH_LEAVE"),
+    OperationKind.REMOVE: ("START_LEAVE", "MID_LEAVE", "FINISH_LEAVE"),
+    OperationKind.MOVE: ("START_MOVE", "MID_MOVE", "FINISH_MOVE"),
+    OperationKind.REPLACE: ("START_REPLACE", "MID_REPLACE", "FINISH_REPLACE"),
+}
+ALL_STEPS = tuple(sorted({k for steps in STEP_KINDS.values() for k in steps}))
+SMALL_TOKENS = 1000
+COLUMN_TYPES = ("int", "text", "frozen<ty1>", "list<ty2>")
+
+
+def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int) -> tuple[dict[str, Any], int]:
+    """A transformation to propose at `m` (wire shape), and the count of fresh nodes registered:
+    mostly the next step of an operation in flight, a PREPARE of a new one, a registration or a
+    schema change; sometimes a cancel, a step out of order or one for an unknown node, so both
+    the accepting and the rejecting paths are exercised."""
+    sequences = sorted(m.in_progress.sequences(), key=lambda s: str(s.node))
+    joined = sorted(str(n.id) for n in m.directory.in_state(NodeState.JOINED))
+    registered = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED))
+    dcs = sorted({n.location.dc for n in m.directory}) or ["dc1"]
+    racks = sorted({n.location.rack for n in m.directory}) or ["r1"]
+    r = rng.random()
+    if sequences and r < 0.45:  # drive an in-flight operation one step on
+        seq = rng.choice(sequences)
+        kind = STEP_KINDS[seq.kind][int(seq.next_step) - int(Step.START)] if seq.next_step >= Step.START else None
+        if kind is not None:
+            return {"kind": kind, "node": str(seq.node)}, fresh
+    if sequences and r < 0.50:
+        return {"kind": "CANCEL_SEQUENCE", "node": str(rng.choice(sequences).node)}, fresh
+    if r < 0.58:  # out of order, or an unknown node
+        node = rng.choice([*(str(n.id) for n in m.directory), "ghost"])
+        return {"kind": rng.choice(ALL_STEPS), "node": node}, fresh
+    if r < 0.70:
+        return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m, dcs)}, fresh
+    op = rng.choice(["join", "join", "leave", "remove", "move", "replace", "unregister"])
+    if op == "unregister":  # Cassandra's Unregister: REGISTERED or LEFT, a prepared join included
+        gone = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED, NodeState.LEFT))
+        if gone:
+            return {"kind": "UNREGISTER", "node": rng.choice(gone)}, fresh
+    if op in ("join", "replace") and (not registered or rng.random() < 0.6):
+        fresh += 1
+        new = {"id": f"x{fresh}", "dc": rng.choice(dcs), "rack": rng.choice(racks)}
+        return {"kind": "REGISTER", "node": new}, fresh
+    if op == "join" and registered:
+        tokens = _distinct(rng, rng.randint(1, 3), -SMALL_TOKENS, SMALL_TOKENS)
+        return {"kind": "PREPARE_JOIN", "node": rng.choice(registered), "tokens": sorted(tokens)}, fresh
+    if op == "replace" and registered and joined:
+        return {"kind": "PREPARE_REPLACE", "node": rng.choice(registered), "replaced": rng.choice(joined)}, fresh
+    if op in ("leave", "remove") and joined:
+        leave = {"kind": "PREPARE_LEAVE", "node": rng.choice(joined), "remove": op == "remove"}
+        if rng.random() < 0.1:  # nodetool --force: PrepareLeave skips its replication check
+            leave["force"] = True
+        return leave, fresh
+    if op == "move" and joined:
+        tokens = _distinct(rng, rng.randint(1, 2), -SMALL_TOKENS, SMALL_TOKENS)
+        return {"kind": "PREPARE_MOVE", "node": rng.choice(joined), "tokens": sorted(tokens)}, fresh
+    return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m, dcs)}, fresh
+
+
+def schema_change(rng: Draw, m: ClusterMetadata, dcs: list[str]) -> dict[str, Any]:
+    ks = rng.choice([*m.schema.names(), "ks_new"])
+    table = rng.choice(["t1", "t2"])
+    typ = rng.choice(["ty1", "ty2"])
+    col = rng.choice(COLUMN_TYPES)
+    return rng.choice([
+        {"op": "CREATE_KEYSPACE", "keyspace": ks, "replication": replication(rng, dcs)},
+        {"op": "ALTER_KEYSPACE", "keyspace": ks, "replication": replication(rng, dcs)},
+        {"op": "DROP_KEYSPACE", "keyspace": ks},
+        {"op": "CREATE_TABLE", "keyspace": ks, "table": table, "columns": [["id", "int"], ["v", col]]},
+        {"op": "ALTER_TABLE", "keyspace": ks, "table": table, "add": [["w", col]], "drop": []},
+        {"op": "DROP_TABLE", "keyspace": ks, "table": table},
+        {"op": "CREATE_TYPE", "keyspace": ks, "type": typ, "fields": [["x", "int"]]},
+        {"op": "DROP_TYPE", "keyspace": ks, "type": typ},
+    ])
+
+
+__all__ = ["ALL_STEPS", "DCS", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "next_transformation", "replication",
+           "schema_change", "topology"]
