@@ -66,3 +66,23 @@ def test_bad_shrink_input_exits_2_with_one_line(args: list[str], tmp_path: Path,
     assert main(args) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_a_shrunk_failure_of_a_fix_campaign_keeps_its_fixes_and_replays_with_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 20's reproduction: `tcmcheck fuzz --runs 200 --seed 5 --fix two-epoch-cancel` writes
+    failures/refine-5000092.json (a known finding the fix does not remove); shrinking it once wrote
+    m.json without `fixes`, so replaying m.json ran without the fix."""
+    rec = run_one(RunSpec(kind="refine", seed=5000092, fixes=frozenset({"two-epoch-cancel"})))
+    assert rec.failure is not None, "refine seed 5000092 no longer fails: pick another failure of that campaign"
+    path = tmp_path / "refine-5000092.json"
+    path.write_text(rec.failure)
+    assert json.loads(path.read_text())["fixes"] == ["two-epoch-cancel"]
+    small = tmp_path / "m.json"
+    assert main(["shrink", str(path), "--out", str(small)]) == 0
+    capsys.readouterr()
+    assert json.loads(small.read_text())["fixes"] == ["two-epoch-cancel"]
+    assert main(["replay", str(small)]) == 1
+    assert json.loads(capsys.readouterr().out)["fixes"] == ["two-epoch-cancel"]
+    shrunk = shrink(rec.spec, max_checks=50)
+    assert shrunk.spec.fixes == frozenset({"two-epoch-cancel"})
