@@ -20,6 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from campaign.errors import BadInput
 from campaign.run.record import RunRecord
 
@@ -35,8 +38,6 @@ TIMING_COLUMNS = ("duration_s", "finished_at")
 
 
 def schema() -> Any:
-    import pyarrow as pa
-
     return pa.schema([("run", pa.int64()), ("kind", pa.string()), ("seed", pa.int64()),
                       ("valid", pa.bool_()), ("cause", pa.string()), ("cause_class", pa.string()),
                       ("final_epoch", pa.int64()),
@@ -187,8 +188,6 @@ class CampaignDir:
     def _recorded_rows(self) -> dict[int, dict[str, Any]]:
         rows: dict[int, dict[str, Any]] = {}
         if self.table_path.exists():
-            import pyarrow.parquet as pq
-
             try:
                 for row in pq.read_table(self.table_path).to_pylist():
                     rows[int(row["run"])] = row
@@ -238,8 +237,6 @@ class CampaignDir:
 
     def compact(self, rows: dict[int, dict[str, Any]]) -> Path:
         """Write runs.parquet from every recorded row (sorted by run), then drop the log."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
 
         if self._log is not None:
             self._log.close()
@@ -279,8 +276,6 @@ def check_schema(path: Path) -> None:
     """BadInput naming the problem in one line unless `path` is a runs.parquet with every column
     of the right type: not Parquet, a missing column, a column of the wrong type (a table
     written by something else). Reads the footer only."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     try:
         got = pq.read_schema(path)
@@ -299,7 +294,6 @@ def check_schema(path: Path) -> None:
 
 def read_table(path: Path) -> Any:
     """A checked runs.parquet as a pyarrow Table (BadInput if it is not one)."""
-    import pyarrow.parquet as pq
 
     check_schema(path)
     try:

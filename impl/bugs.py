@@ -4,18 +4,18 @@ A switch is a frozen record (name, where it acts, the failure it should cause, t
 ticket when it is a real bug). A run turns switches on through `Settings.mutants` (a
 scenario's `"mutants": [...]`, or `--mutant NAME` on simulate, replay and fuzz); the code
 tests `on(settings, NAME)` at the one place the bug lives. Engine switches (the bug is in the
-metadata rules) wrap the metadata engine instead (`MutantEngine`, `mutant_execute`), so they act
-in `refine` runs too. `tcmcheck mutants` runs a campaign per switch (campaign/mutants.py).
+metadata rules) wrap the metadata engine instead (impl/engine_switches.py), so they act in
+`refine` runs too. `tcmcheck mutants` runs a campaign per switch (campaign/mutants.py).
 
 Nothing here is global: a switch is data carried by the run's settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 if TYPE_CHECKING:
     from impl.settings import Settings
@@ -166,85 +166,4 @@ def on(settings: Settings, name: str) -> bool:
     return name in settings.mutants
 
 
-# ---------------------------------------------------------------- engine switches
-
-
-def mutant_execute(execute: Callable[[Any, dict[str, Any]], Any],
-                   mutants: frozenset[str]) -> Callable[[Any, dict[str, Any]], Any]:
-    """impl.metadata's `execute` with the engine switches among `mutants` planted."""
-    engine_on = sorted(m for m in mutants if BY_NAME[m].engine)
-    if not engine_on:
-        return execute
-    from impl.metadata import Accepted
-    from impl.metadata import Rejected as ImplRejected
-
-    def mutated(metadata: Any, t: dict[str, Any]) -> Any:
-        if "reject-create-table" in engine_on and t.get("kind") == "SCHEMA_CHANGE" \
-                and t.get("change", {}).get("op") == "CREATE_TABLE":
-            return ImplRejected("mutant: CREATE TABLE refused")
-        result = execute(metadata, t)
-        if "locked-ranges-miss-wraparound" in engine_on and isinstance(result, ImplRejected) \
-                and "range lock conflict" in result.reason:
-            result = _without_wraparound_conflicts(execute, metadata, t, result)
-        if "tokens-at-start-join" in engine_on and t.get("kind") == "START_JOIN" \
-                and isinstance(result, Accepted):
-            # CASSANDRA-18419: the joining node's tokens entered the token map at START
-            from impl.metadata.sequences import target_of
-
-            node = str(t.get("node"))
-            seq = metadata.sequences.get(node)
-            m = result.metadata
-            if seq is not None and node in m.directory:
-                m = evolve(m, token_map=target_of(m.token_map, seq, m.directory[node].location))
-                result = Accepted(metadata=m, kind=result.kind)
-        return result
-
-    return mutated
-
-
-def _without_wraparound_conflicts(execute: Callable[[Any, dict[str, Any]], Any], metadata: Any,
-                                  t: dict[str, Any], rejected: Any) -> Any:
-    """CASSANDRA-19262: the PREPARE as Cassandra decided it before the fix, where a lock
-    conflict counted only when Range.intersects said so (impl's `_intersects` also counts two
-    ranges that both touch the minimum token). The PREPARE is re-run without the other
-    sequences (its checks before the lock check passed already), and accepted, with them put
-    back, when none of their locks intersects its own in the plain sense."""
-    from impl.metadata import Accepted
-    from spec.tokens import Range
-
-    alone = execute(evolve(metadata, sequences={}), t)
-    if not isinstance(alone, Accepted):
-        return rejected
-    mine = next(iter(alone.metadata.sequences.values()))
-    for other in metadata.sequences.values():
-        for key, ranges in mine.locked.items():
-            theirs = other.locked.get(key, ())
-            if any(Range(a, b).intersects(Range(c, d)) for a, b in ranges for c, d in theirs):
-                return rejected
-    m = evolve(alone.metadata, sequences={**metadata.sequences, **alone.metadata.sequences})
-    return Accepted(metadata=m, kind=alone.kind)
-
-
-class MutantEngine:
-    """The metadata engine (with any proposed fixes) with the engine switches planted."""
-
-    def __init__(self, mutants: frozenset[str], fixes: frozenset[str] = frozenset()) -> None:
-        from impl.engine import MetadataEngine
-
-        self._real = MetadataEngine()
-        if fixes:
-            from impl.metadata.fixes import execute as fixed
-
-            base: Callable[[Any, dict[str, Any]], Any] = lambda m, t: fixed(m, t, fixes)  # noqa: E731
-        else:
-            base = self._real.execute
-        self._execute = mutant_execute(base, mutants)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def execute(self, metadata: Any, transformation: dict[str, Any]) -> Any:
-        return self._execute(metadata, transformation)
-
-
-__all__ = ["BY_NAME", "NAMES", "REGISTRY", "Mutant", "MutantEngine", "check_names", "mutant_execute", "on"]
+__all__ = ["BY_NAME", "NAMES", "REGISTRY", "Mutant", "check_names", "on"]

@@ -19,6 +19,7 @@ keyed by sender, receiver and message type.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -59,8 +60,6 @@ class Latency:
             floor = ms_to_ns(b)
             return (lambda rng: floor + int(rng.expovariate(rate) * 1_000_000)), floor
         if self.dist == "lognormal":
-            import math
-
             mu = math.log(max(a, 1e-9))
             return (lambda rng: int(rng.lognormvariate(mu, b) * 1_000_000)), ms_to_ns(a)
         raise ValueError(f"unknown latency distribution {self.dist!r}")

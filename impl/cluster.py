@@ -21,12 +21,15 @@ from impl import client_workload
 from impl.bus import Bus, NetworkFaults
 from impl.cms.election import Election
 from impl.cms.reconfiguration import AUTO, policy_members
+from impl.data.partitioner import token as token_of
 from impl.engine import Engine, Executor, MetadataEngine
 from impl.entry import Entry, Snapshot, canonical_json
 from impl.history import History, Op
 from impl.messages import Gossip, Message
 from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
+from impl.node.progress_barrier import satisfied
+from impl.node.storage import in_range
 from impl.scenario import Operation, Scenario, Submission
 from impl.sim.clock import VirtualClock
 from impl.sim.decisions import Decisions
@@ -230,8 +233,6 @@ class Cluster:
 
     def streamed(self, driver: str, op: str, sequence_node: str, excluded: str | None,
                  transfers: list[tuple[Any, str | None]]) -> None:
-        from impl.data.partitioner import token as token_of
-        from impl.node.storage import in_range
 
         node = self.nodes.get(driver)
         if node is None:
@@ -547,8 +548,6 @@ class Cluster:
             self.holdings.append((node_id, epoch, when, view))
 
     def _could_finish(self, node: Node, st: dict[str, Any]) -> bool:
-        from impl.node.progress_barrier import satisfied
-
         meta = node.log.metadata
         if not hasattr(meta, "barrier_groups"):
             return False
@@ -596,8 +595,6 @@ class Cluster:
             decisions=tuple(self.decisions.taken), streams=tuple(self.stream_records))
 
     def _replica_cells(self) -> tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...]:
-        from impl.data.partitioner import token as token_of
-
         live = [n for n in self.nodes.values() if n is not None]
         if not live or not self.scenario.clients:
             return ()

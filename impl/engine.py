@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from impl import metadata as m
 from impl.entry import Entry
 
 
@@ -25,11 +26,9 @@ class Engine(Protocol):
 
 
 class MetadataEngine:
-    """The real engine: impl.metadata (imported on first use)."""
+    """The real engine: impl.metadata."""
 
     def __init__(self) -> None:
-        from impl import metadata as m
-
         self._m = m
 
     def from_topology(self, doc: dict[str, Any]) -> Any:

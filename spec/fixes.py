@@ -35,6 +35,7 @@ from spec import ownership
 from spec.metadata import ClusterMetadata
 from spec.sequences import Step
 from spec.transformations.base import Rejected, Result, Success, Transformation
+from spec.transformations.guards import leaves_enough_replicas
 
 COMPOSITION_GUARD = "composition-guard"
 LEAVE_COUNTS_IN_FLIGHT = "leave-counts-in-flight"
@@ -90,7 +91,6 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
                             f"(fix {REPLACE_SAME_DC})")
     if (t.kind == "PREPARE_LEAVE" and LEAVE_COUNTS_IN_FLIGHT in fixes and node is not None
             and not getattr(t, "force", False) and m.directory.state(node) is not None):
-        from spec.transformations.guards import leaves_enough_replicas
 
         refused = leaves_enough_replicas(m, node, t.kind)
         if refused is not None:

@@ -16,7 +16,10 @@ from typing import Any
 
 import click
 
-from campaign.commands.options import backend_options
+from campaign.commands.backend import backend_options
+from campaign.engines.spark_history import (
+    check_history_spark,  # optional dependency: pyspark
+)
 from campaign.errors import BadInput
 from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
 from campaign.formats.jsonio import in_file
@@ -24,6 +27,7 @@ from campaign.outputs import check_output_file, write_output
 from checkers.linearizability.explain import explain
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import HistoryError, Op, Operation, pair
+from checkers.linearizability.html import render_html
 from checkers.linearizability.log_fast import commit_outcome
 from checkers.linearizability.model import MODELS, SequentialModel, with_initial
 from checkers.linearizability.verdict import LinearizabilityEvidence, Verdict
@@ -76,10 +80,6 @@ def check_history(
     except BadInput as e:
         raise in_file(e, file) from None
     if engine == "spark" or master is not None:
-        from campaign.engines.spark_history import (
-            check_history_spark,  # optional dependency: pyspark
-        )
-
         verdict = check_history_spark(
             model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,
             timeout=timeout, max_states=max_states, master=master,
@@ -89,8 +89,6 @@ def check_history(
             model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
         )
     if html_out is not None:
-        from checkers.linearizability.html import render_html
-
         page = render_html(verdict, model, title=file.name)
         write_output(html_out, page, "--html")
     if as_json:

@@ -8,12 +8,26 @@ finding, 1 if any failed otherwise, 2 on bad options.
 
 from __future__ import annotations
 
+import math
 import os
+import shlex
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from campaign.commands.campaign_options import engine_options, parse_kinds
 from campaign.commands.options import check_mutant, parse_fixes
@@ -51,9 +65,6 @@ class _Stop:
         self._old: dict[int, Any] = {}
 
     def __enter__(self) -> _Stop:
-        import signal
-        import threading
-
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._old[sig] = signal.signal(sig, self._handle)
@@ -65,8 +76,6 @@ class _Stop:
         self.signum = signum
 
     def __exit__(self, *exc: object) -> None:
-        import signal
-
         for sig, old in self._old.items():
             signal.signal(sig, old)
 
@@ -79,22 +88,10 @@ class _Progress:
     every PROGRESS_EVERY_S seconds."""
 
     def __init__(self, total: int, done: int, failed: int = 0) -> None:
-        import time
-
         self.total, self.done, self.failed, self.started_with = total, done, failed, done
         self.t0 = self.last_line = time.monotonic()
         self.bar: Any = None
         if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
             self.bar = Progress(TextColumn("fuzz"), BarColumn(), MofNCompleteColumn(),
                                 TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]} runs/s"),
                                 TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
@@ -111,8 +108,6 @@ class _Progress:
             self.bar.__exit__(None, None, None)
 
     def update(self, valid: bool) -> None:
-        import time
-
         self.done += 1
         self.failed += not valid
         now = time.monotonic()
@@ -160,8 +155,6 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
          max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None,
          fix_names: tuple[str, ...] = ()) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
-    import math
-    import time
 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
@@ -214,9 +207,6 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
         path = folder.compact(rows)
     summarize_campaign(out, path, list(rows.values()), kind_list, resumed=len(recorded))
     if stop.signum is not None:
-        import shlex
-        import signal
-
         command = shlex.join(["tcmcheck", "fuzz", *sys.argv[2:]]) if sys.argv[1:2] == ["fuzz"] else "the same command"
         resume_hint = command if "--resume" in command else f"{command} --resume"
         click.echo(f"stopped by {signal.Signals(stop.signum).name} after {len(rows)} of {runs} runs; "

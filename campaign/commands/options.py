@@ -1,13 +1,10 @@
-"""Options several commands share, checked once here before any work: `--fix`, `--mutant`, and
-`--engine`/`--master` of report and check-history. Light on purpose (spec and impl/bugs.py
-only): `placements` and `report` use it. A campaign's options are in campaign_options.py."""
+"""Options several commands share, checked once here before any work: `--fix` and `--mutant`.
+Light (spec/fixes.py and the switch registry impl/bugs.py only): `placements` and `prove` use it.
+A campaign's options are in campaign_options.py, report's and check-history's in backend.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
-
-import click
+from collections.abc import Iterable
 
 from campaign.errors import BadInput
 from impl.bugs import NAMES as MUTANTS
@@ -33,21 +30,4 @@ def check_mutant(mutant: str | None) -> str | None:
     return mutant
 
 
-BACKENDS = ("local", "spark")
-"""Where `report` tallies and `check-history` searches: in this process, or as Spark tasks."""
-
-
-def backend_options(help_engine: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """`--engine local|spark` and `--master URL` (a cluster; implies spark) of report and
-    check-history (a campaign's engines are campaign/engines/registry.py's)."""
-
-    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        f = click.option("--master", default=None,
-                         help="Spark master URL (default: embedded local[*]); implies --engine spark.")(f)
-        return click.option("--engine", type=click.Choice(BACKENDS), default="local", show_default=True,
-                            help=help_engine)(f)
-
-    return decorate
-
-
-__all__ = ["BACKENDS", "backend_options", "check_mutant", "parse_fixes"]
+__all__ = ["check_mutant", "parse_fixes"]

@@ -7,6 +7,7 @@ import json
 import click
 
 from campaign.commands.common import check_replicas, load_inputs, rejection
+from campaign.commands.options import parse_fixes
 from campaign.errors import BadInput
 from campaign.formats.placements import run_json
 from spec.operations import run_operations
@@ -29,7 +30,6 @@ def placements(topology: str, ops_path: str | None, indent: int | None, fix_name
     """
     if indent is not None and not 0 <= indent <= MAX_INDENT:
         raise BadInput(f"--indent: expected 0 to {MAX_INDENT}, got {indent}")
-    from campaign.commands.options import parse_fixes
 
     fixes = parse_fixes(fix_names)
     topo, ops = load_inputs(topology, ops_path)

@@ -12,18 +12,22 @@ import json
 import sys
 
 import click
+from rich.console import Console
+from rich.table import Table
 
 from campaign.commands.common import check_replicas, load_inputs, rejection
+from campaign.commands.options import parse_fixes
 from campaign.errors import BadInput
 from checkers.quorum.availability import unavailable_ranges, vacuity_warning
 from checkers.quorum.barrier import prove_barrier
-from checkers.quorum.from_spec import history_from_states
+from checkers.quorum.from_spec import history_from_run, history_from_states
 from checkers.quorum.levels import parse_level
 from checkers.quorum.model import History
 from checkers.quorum.render import describe, describe_cause, verdict_json
 from checkers.quorum.verdict import UNSAFE_BY_DESIGN, Counterexample, Verdict
 from checkers.quorum.z3prover import prove_history
 from spec.consistency import ConsistencyLevel
+from spec.fixes import BARRIER_WAITS_FOR_REPLACED
 from spec.operations import run_operations
 
 EXIT = {True: 0, False: 1, "unknown": 3}
@@ -69,9 +73,6 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
     barrier_level = _level("--barrier-cl", barrier_cl)
     if window < 0:
         raise BadInput(f"--window must not be negative, got {window}")
-    from campaign.commands.options import parse_fixes
-    from checkers.quorum.from_spec import history_from_run
-    from spec.fixes import BARRIER_WAITS_FOR_REPLACED
 
     fixes = parse_fixes(fix_names)
     topo, ops = load_inputs(topology, ops_path)
@@ -110,8 +111,6 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
     else:
         _summary(verdict, reads, writes, window, barrier, barrier_level)
         if warning:
-            from rich.console import Console
-
             Console().print("[bold yellow]warning[/] — ", end="")
             Console().print(warning, markup=False, highlight=False)
     return EXIT[verdict.valid]
@@ -119,8 +118,6 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
 
 def _summary(v: Verdict, reads: ConsistencyLevel, writes: ConsistencyLevel, window: int,
              barrier: bool, barrier_level: ConsistencyLevel) -> None:
-    from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     what = (f"progress barrier at {barrier_level.name}" if barrier else f"window {window}")

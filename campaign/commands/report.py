@@ -17,10 +17,11 @@ from typing import Any
 
 import click
 
-from campaign.commands.options import backend_options
+from campaign.commands.backend import backend_options
 from campaign.errors import BadInput
 from campaign.report.aggregate import Tally
 from campaign.report.html import render, replay_of
+from campaign.report.spark_tally import tally_spark  # optional dependency: pyspark
 from campaign.store import TABLE, check_schema, read_table
 
 
@@ -57,8 +58,6 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
     if master is not None:
         engine = "spark"
     if engine == "spark":
-        from campaign.report.spark_tally import tally_spark  # optional dependency: pyspark
-
         s = tally_spark([str(p) for p in paths], list(directories), master=master)
     else:
         tally = Tally()

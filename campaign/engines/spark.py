@@ -9,6 +9,7 @@ that kills its worker becomes an error row (`worker died: ...`).
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -56,8 +57,6 @@ class _Timeout(BaseException):
 
 
 def _limited(task: Task, run_timeout: float) -> RunRecord:
-    import signal
-
     def expire(signum: int, frame: Any) -> None:
         raise _Timeout
 

@@ -18,6 +18,7 @@ from attrs import frozen
 
 from campaign.errors import BadInput
 from campaign.formats.jsonio import MAX_DEPTH, MAX_INT_DIGITS
+from checkers.linearizability.frozen import freeze
 from checkers.linearizability.history import EVENT_TYPES, Op
 
 
@@ -292,8 +293,6 @@ def _plain(x: Any) -> Any:
     if isinstance(x, frozenset):
         return tuple(sorted((_plain(v) for v in x), key=repr))
     if isinstance(x, dict):
-        from checkers.linearizability.frozen import freeze
-
         return freeze({str(_name(k)): _plain(v) for k, v in x.items()})
     return x
 

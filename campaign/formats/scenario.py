@@ -12,6 +12,7 @@ from campaign.formats import fields
 from campaign.formats.jsonio import in_file, load_json, loads_json, parsing, read_text
 from campaign.formats.topology import parse_topology, parse_version
 from campaign.formats.transformations import parse_transformation
+from impl.bugs import check_names
 from impl.bus import Latency, NetworkFaults
 from impl.data.consistency import LEVELS
 from impl.entry import canonical_json
@@ -30,6 +31,7 @@ from impl.scenario import (
 )
 from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
+from impl.sim.decisions import parse_decision
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
         "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants",
@@ -343,7 +345,6 @@ def _decision_seed(obj: dict[str, Any]) -> int | None:
 
 def _decisions(obj: dict[str, Any]) -> tuple[tuple[str, int, int], ...] | None:
     """The optional decision list (docs/shrink.md): [[key, index, value], ...]."""
-    from impl.sim.decisions import parse_decision
 
     if "decisions" not in obj:
         return None
@@ -373,7 +374,6 @@ def _levels(value: Any, where: str) -> tuple[str, ...]:
 
 def _mutants(value: Any) -> frozenset[str]:
     """Known-bug switches to plant (impl/bugs.py): a list of their names."""
-    from impl.bugs import check_names
 
     names = _list(value, "mutants")
     if not all(isinstance(n, str) for n in names):

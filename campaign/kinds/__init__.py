@@ -29,7 +29,9 @@ from campaign.formats.jsonio import in_file, load_json, parsing
 from campaign.kinds import refine, sim, stateful
 from campaign.run import cause as C
 from campaign.run.record import Outcome, RunRecord, RunSpec
+from impl.bugs import NAMES as MUTANTS
 from impl.metadata import InvalidTopology
+from spec.fixes import FIXES
 
 
 @frozen(kw_only=True)
@@ -133,7 +135,8 @@ def load_failure(path: str | Path) -> RunSpec:
     """The run a failure file describes, its case parsed as a run will parse it, so that a
     hand-edited case is bad input (exit 2) before it runs — not a "crash" verdict that looks
     like a found bug."""
-    spec = RunSpec.from_doc(load_json(path, "failure"), str(path), kinds=tuple(KINDS))
+    spec = RunSpec.from_doc(load_json(path, "failure"), str(path), kinds=tuple(KINDS), mutants=MUTANTS,
+                            fixes=FIXES)
     try:
         with parsing(str(path)):
             KINDS[spec.kind].parse(spec.case)

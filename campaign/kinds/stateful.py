@@ -15,9 +15,15 @@ from __future__ import annotations
 import json
 import random
 import traceback
+import traceback as tb
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+import hypothesis.stateful
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.internal.conjecture import providers
 
 from campaign.errors import BadInput
 from campaign.run import cause as C
@@ -84,9 +90,6 @@ def run_machine(cls: Any, seed: int, examples: int, steps: int) -> BaseException
 
 def run_counted(cls: Any, seed: int, examples: int, steps: int) -> tuple[BaseException | None, int]:
     """`run_machine`, and how many steps the machine took in all (shrinking included)."""
-    import hypothesis.stateful
-    from hypothesis import HealthCheck, Phase, Verbosity, settings
-    from hypothesis import seed as hypothesis_seed
 
     # why these settings: no database (a run depends on its seed alone), no deadline or health
     # check (timing must not change a verdict), no explain phase (slow, and only adds comments)
@@ -120,7 +123,6 @@ def no_local_constants() -> Iterator[None]:
     """Hypothesis mixes literals from every local module in `sys.modules` into what it draws
     (`providers._get_local_constants`), so a run would depend on what its worker imported
     before (a sim run first, say): with that pool empty, the seed alone decides the examples."""
-    from hypothesis.internal.conjecture import providers
 
     get = getattr(providers, "_get_local_constants", None)
     cache = getattr(providers, "CONSTANTS_CACHE", None)
@@ -147,7 +149,6 @@ def program(machine: str, error: BaseException) -> str:
 def _where(machine: str, error: BaseException) -> str:
     """The rule or invariant of the machine that failed (its innermost frame in the machine's
     module, or a module it builds on)."""
-    import traceback as tb
 
     name = "?"
     for frame in tb.extract_tb(error.__traceback__):

@@ -14,7 +14,7 @@ The failure document (`tcmcheck fuzz` writes one per failing run):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +64,13 @@ class RunSpec:
         return json.dumps(self.to_doc(outcome), sort_keys=True, indent=1)
 
     @classmethod
-    def from_doc(cls, doc: Any, where: str, *, kinds: tuple[str, ...]) -> RunSpec:
+    def from_doc(cls, doc: Any, where: str, *, kinds: Sequence[str], mutants: Sequence[str],
+                 fixes: Sequence[str]) -> RunSpec:
         """The run a failure document describes; BadInput (naming `where`) for anything but the
-        envelope's fields of the right types, one of `kinds`, a known mutant and known fixes.
+        envelope's fields of the right types, one of `kinds`, one of `mutants` and some of
+        `fixes` (the caller names the known ones: this module loads neither impl nor the kinds).
         The case itself is parsed by its kind (campaign.kinds.load_failure)."""
-        from impl.bugs import NAMES as MUTANTS
-        from spec.fixes import FIXES
-
+        known_fixes = fixes
         if not isinstance(doc, dict) or not {"case", "kind", "seed"} <= set(doc):
             raise BadInput(f"{where}: not a tcmcheck failure file (needs kind, seed and case)")
         if doc["kind"] not in kinds:
@@ -78,17 +78,17 @@ class RunSpec:
         seed = integer(doc["seed"], f"{where}: seed", lo=-INT64_MAX - 1, hi=INT64_MAX)
         case = obj(doc["case"], f"{where}: case")
         mutant = doc.get("mutant")
-        if mutant is not None and mutant not in MUTANTS:
-            raise BadInput(f"{where}: unknown mutant {describe(mutant)} (known: {', '.join(MUTANTS)})")
-        fixes = doc.get("fixes", [])
-        if not isinstance(fixes, list) or not all(isinstance(f, str) for f in fixes):
+        if mutant is not None and mutant not in mutants:
+            raise BadInput(f"{where}: unknown mutant {describe(mutant)} (known: {', '.join(mutants)})")
+        named = doc.get("fixes", [])
+        if not isinstance(named, list) or not all(isinstance(f, str) for f in named):
             raise BadInput(f"{where}: fixes must be a list of fix names")
-        unknown = sorted(set(fixes) - set(FIXES))
+        unknown = sorted(set(named) - set(known_fixes))
         if unknown:
-            raise BadInput(f"{where}: unknown fix {unknown[0]!r} (known: {', '.join(FIXES)})")
-        if fixes and mutant is not None:
+            raise BadInput(f"{where}: unknown fix {unknown[0]!r} (known: {', '.join(known_fixes)})")
+        if named and mutant is not None:
             raise BadInput(f"{where}: a failure file names a mutant or fixes, not both")
-        return cls(kind=doc["kind"], seed=seed, case=case, mutant=mutant, fixes=frozenset(fixes))
+        return cls(kind=doc["kind"], seed=seed, case=case, mutant=mutant, fixes=frozenset(named))
 
 
 @frozen(kw_only=True)

@@ -12,7 +12,8 @@ from typing import Any
 
 from attrs import evolve
 
-from impl.bugs import BY_NAME, MutantEngine, check_names, mutant_execute
+from impl.bugs import BY_NAME, check_names
+from impl.engine_switches import MutantEngine, mutant_execute
 from impl.metadata import execute as execute_faithfully
 from impl.metadata.fixes import execute as execute_fixed
 from impl.scenario import Scenario

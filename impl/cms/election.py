@@ -18,6 +18,7 @@ and runs the Election over the discovered peers (the undiscovered ones ignored).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -52,8 +53,6 @@ class Election:
         node.timer(node.settings.election_timeout_ns, self._decide)
 
     def _value(self, **extra: object) -> str:
-        import json
-
         return canonical_json({"transformation": json.loads(self._transformation),
                                "entry_id": f"{self._node.id}:election", **extra})
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from spec.metadata import ClusterMetadata
 from spec.nodes import Node, NodeId, NodeState
+from spec.replication import SimpleStrategy
 from spec.tokens import is_valid_token
 from spec.transformations.base import Rejected
 
@@ -40,7 +41,6 @@ def joined_count_allows_leave(m: ClusterMetadata, node: NodeId, kind: str) -> Re
     nodes of the leaving node's DC (NTS) or of the cluster (SimpleStrategy), the leaving node
     included, must outnumber the replication factor. Only JOINED nodes count, so a node whose
     leave is prepared but not started still counts (two concurrent leaves count each other)."""
-    from spec.replication import SimpleStrategy
 
     joined = [n for n in m.directory.in_state(NodeState.JOINED)]
     dc = m.directory.location(node).dc
@@ -59,7 +59,6 @@ def joined_count_allows_leave(m: ClusterMetadata, node: NodeId, kind: str) -> Re
 def leaves_enough_replicas(m: ClusterMetadata, node: NodeId, kind: str) -> Rejected | None:
     """The old rule (now the fix `leave-counts-in-flight`): a DC must keep at least RF token
     owners once every leave in flight has finished."""
-    from spec.replication import SimpleStrategy
 
     leaving = {s.node for s in m.in_progress.sequences() if s.kind.value in ("LEAVE", "REMOVE")}
     remaining = m.token_map.owners() - leaving - {node}

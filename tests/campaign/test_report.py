@@ -149,3 +149,23 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
 
     # the new failures' bars (NEW) are drawn in the first screenful
     assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
+
+
+def _loaded(*args: str) -> set[str]:
+    """The modules a fresh `python -m campaign ARGS` process imports (python -X importtime)."""
+    import sys
+
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "campaign", *args], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("html", [False, True])
+def test_a_report_loads_neither_the_simulator_nor_the_prover(campaigns: tuple[Path, Path], tmp_path: Path,
+                                                             html: bool) -> None:
+    """A report only reads what campaigns recorded: it must not pay for impl/ or Z3 (issue 20)."""
+    args = [str(campaigns[0])] + (["--html", str(tmp_path / "r.html")] if html else [])
+    loaded = _loaded("report", *args)
+    assert "campaign.report.aggregate" in loaded  # the measurement sees what it should
+    assert sorted(m for m in loaded if m == "impl" or m.startswith(("impl.", "z3", "strategies"))) == []
