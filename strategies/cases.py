@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
+from attrs import frozen
+
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeState
 from spec.sequences import OperationKind, Step
@@ -49,13 +51,15 @@ MIN_NODES, MAX_NODES = 3, 12
 
 
 def topology(rng: Draw, *, min_nodes: int = MIN_NODES, max_nodes: int = MAX_NODES,
-             token_span: int | None = None, max_tokens: int = 4, max_keyspaces: int = 2) -> dict[str, Any]:
-    """3-12 nodes in 1-3 DCs with 1-3 racks, 1-4 tokens each, 1-2 keyspaces (TOPOLOGY.json).
+             token_span: int | None = None, max_tokens: int = 4, max_keyspaces: int = 2,
+             max_dcs: int = 3, max_racks: int = 3) -> dict[str, Any]:
+    """3-12 nodes in 1-3 DCs with 1-3 racks, 1-4 tokens each, 1-2 keyspaces (TOPOLOGY.json), by
+    default (the campaign's); the first nodes take the DCs in turn, so each DC has a node.
 
     `token_span`: tokens drawn from [-span, span] (None: the whole Murmur3 range)."""
     n = rng.randint(min_nodes, max_nodes)
-    dcs = DCS[:rng.randint(1, 3)]
-    racks = RACKS[:rng.randint(1, 3)]
+    dcs = DCS[:rng.randint(1, max_dcs)]
+    racks = RACKS[:rng.randint(1, max_racks)]
     lo, hi = (-(2**63) + 1, 2**63 - 1) if token_span is None else (-token_span, token_span)
     per_node = [rng.randint(1, max_tokens) for _ in range(n)]
     tokens = _distinct(rng, sum(per_node), lo, hi)
@@ -72,7 +76,9 @@ def topology(rng: Draw, *, min_nodes: int = MIN_NODES, max_nodes: int = MAX_NODE
     return {"nodes": nodes, "keyspaces": keyspaces}
 
 
-def replication(rng: Draw, dcs: list[str] | tuple[str, ...], max_rf: int = 3) -> dict[str, Any]:
+def replication(rng: Draw, dcs: Sequence[str], max_rf: int = 3) -> dict[str, Any]:
+    """SimpleStrategy or NetworkTopologyStrategy over `dcs`, RF up to `max_rf` (at least one DC
+    with a replica)."""
     if rng.random() < 0.5:
         return {"class": "SimpleStrategy", "replication_factor": rng.randint(1, max_rf)}
     factors = {dc: rng.randint(0, max_rf) for dc in dcs}
@@ -104,35 +110,68 @@ SMALL_TOKENS = 1000
 COLUMN_TYPES = ("int", "text", "frozen<ty1>", "list<ty2>")
 
 
-def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int) -> tuple[dict[str, Any], int]:
+@frozen(kw_only=True)
+class Mix:
+    """How `next_transformation` divides its proposals: a draw `r` in [0, 1) picks the branch by
+    these cumulative bounds (drive a sequence below `drive`, cancel one below `cancel`, a step out
+    of order below `out_of_order`, a schema change below `schema`, a STARTUP from `startup` up,
+    an operation in between), and a registration precedes a PREPARE with chance `register`."""
+
+    drive: float = 0.45
+    cancel: float = 0.50
+    out_of_order: float = 0.58
+    schema: float = 0.70
+    startup: float = 1.0
+    register: float = 0.6
+    idle_skips_sequence_branches: bool = False
+    """With no sequence in flight, draw `r` above `cancel` (else the drive and cancel share
+    goes to steps out of order)."""
+
+
+CAMPAIGN_MIX = Mix()
+"""The refine campaign's mix (a change here changes every generated refine case)."""
+EXAMPLE_MIX = Mix(drive=0.35, cancel=0.39, out_of_order=0.45, schema=0.55, startup=0.94, register=0.3,
+                  idle_skips_sequence_branches=True)
+"""The Hypothesis strategies' mix: an example has a few steps, not 10-40, so fewer are spent on
+refusals, operations are prepared sooner, and STARTUP is proposed too."""
+
+
+def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CAMPAIGN_MIX
+                        ) -> tuple[dict[str, Any], int]:
     """A transformation to propose at `m` (wire shape), and the count of fresh nodes registered:
     mostly the next step of an operation in flight, a PREPARE of a new one, a registration or a
     schema change; sometimes a cancel, a step out of order or one for an unknown node, so both
-    the accepting and the rejecting paths are exercised."""
+    the accepting and the rejecting paths are exercised (in the proportions of `mix`)."""
     sequences = sorted(m.in_progress.sequences(), key=lambda s: str(s.node))
     joined = sorted(str(n.id) for n in m.directory.in_state(NodeState.JOINED))
     registered = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED))
     dcs = sorted({n.location.dc for n in m.directory}) or ["dc1"]
     racks = sorted({n.location.rack for n in m.directory}) or ["r1"]
     r = rng.random()
-    if sequences and r < 0.45:  # drive an in-flight operation one step on
+    if mix.idle_skips_sequence_branches and not sequences:
+        r = mix.cancel + r * (1 - mix.cancel)
+    if sequences and r < mix.drive:  # drive an in-flight operation one step on
         seq = rng.choice(sequences)
         kind = STEP_KINDS[seq.kind][int(seq.next_step) - int(Step.START)] if seq.next_step >= Step.START else None
         if kind is not None:
             return {"kind": kind, "node": str(seq.node)}, fresh
-    if sequences and r < 0.50:
+    if sequences and r < mix.cancel:
         return {"kind": "CANCEL_SEQUENCE", "node": str(rng.choice(sequences).node)}, fresh
-    if r < 0.58:  # out of order, or an unknown node
+    if r < mix.out_of_order:  # out of order, or an unknown node
         node = rng.choice([*(str(n.id) for n in m.directory), "ghost"])
         return {"kind": rng.choice(ALL_STEPS), "node": node}, fresh
-    if r < 0.70:
-        return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m, dcs)}, fresh
+    if r < mix.schema:
+        return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m.schema.names(), dcs)}, fresh
+    if r >= mix.startup:  # an address or version change, refused mid-sequence
+        node = rng.choice([*(str(n.id) for n in m.directory), "ghost"])
+        change = rng.choice([{"address": "10.0.0.1"}, {"address": node}, {"version": "6.1"}])
+        return {"kind": "STARTUP", "node": node, **change}, fresh
     op = rng.choice(["join", "join", "leave", "remove", "move", "replace", "unregister"])
     if op == "unregister":  # Cassandra's Unregister: REGISTERED or LEFT, a prepared join included
         gone = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED, NodeState.LEFT))
         if gone:
             return {"kind": "UNREGISTER", "node": rng.choice(gone)}, fresh
-    if op in ("join", "replace") and (not registered or rng.random() < 0.6):
+    if op in ("join", "replace") and (not registered or rng.random() < mix.register):
         fresh += 1
         new = {"id": f"x{fresh}", "dc": rng.choice(dcs), "rack": rng.choice(racks)}
         return {"kind": "REGISTER", "node": new}, fresh
@@ -149,11 +188,14 @@ def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int) -> tuple[dict
     if op == "move" and joined:
         tokens = _distinct(rng, rng.randint(1, 2), -SMALL_TOKENS, SMALL_TOKENS)
         return {"kind": "PREPARE_MOVE", "node": rng.choice(joined), "tokens": sorted(tokens)}, fresh
-    return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m, dcs)}, fresh
+    return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m.schema.names(), dcs)}, fresh
 
 
-def schema_change(rng: Draw, m: ClusterMetadata, dcs: list[str]) -> dict[str, Any]:
-    ks = rng.choice([*m.schema.names(), "ks_new"])
+def schema_change(rng: Draw, keyspaces: Sequence[str], dcs: Sequence[str]) -> dict[str, Any]:
+    """A schema change on one of `keyspaces` (or a new one), from small pools of table, type and
+    column names, so that changes race: a table using a type another change drops (the CEP's
+    race), a keyspace dropped under a table."""
+    ks = rng.choice([*keyspaces, "ks_new"])
     table = rng.choice(["t1", "t2"])
     typ = rng.choice(["ty1", "ty2"])
     col = rng.choice(COLUMN_TYPES)
@@ -169,5 +211,5 @@ def schema_change(rng: Draw, m: ClusterMetadata, dcs: list[str]) -> dict[str, An
     ])
 
 
-__all__ = ["ALL_STEPS", "DCS", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "next_transformation", "replication",
-           "schema_change", "topology"]
+__all__ = ["ALL_STEPS", "CAMPAIGN_MIX", "DCS", "EXAMPLE_MIX", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "Mix",
+           "next_transformation", "replication", "schema_change", "topology"]
