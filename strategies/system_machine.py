@@ -1,5 +1,9 @@
 """`SystemMachine`: Hypothesis's stateful testing over the simulated cluster (impl/cluster.py).
 
+Past the 400-line guideline on purpose: a RuleBasedStateMachine is read as one piece (its rules,
+preconditions and invariants side by side, as in Hypothesis's own examples); the checks it makes
+are the run layer's (campaign/run/), not copies.
+
 Rules carry Cassandra's and the CEP's names: node-driven operations (`bootstrap` — join,
 `decommission` — leave, `move`, `replace`, `removenode`) and the operator's `cancel_sequence`,
 client reads and writes at the drawn consistency levels, schema changes racing on a node,

@@ -159,15 +159,7 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
     check_seed_range(runs, seed)
-    cpus = os.cpu_count() or 1
-    if workers is None:
-        workers = cpus
-    if workers < 1:
-        raise BadInput(f"--workers: expected at least 1 worker, got {workers}")
-    if workers > cpus and not force_workers:
-        click.echo(f"tcmcheck: note: --workers {workers} capped at the {cpus} CPUs here "
-                   "(--force-workers to insist)", err=True)
-        workers = cpus
+    workers = _workers(workers, force_workers)
     if max_seconds is not None and not (max_seconds > 0 and math.isfinite(max_seconds)):
         raise BadInput(f"--max-seconds: expected a positive number, got {max_seconds}")
     if not (run_timeout > 0 and math.isfinite(run_timeout)):
@@ -215,6 +207,20 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     failing = [r for r in rows.values() if not r["valid"]]
     new = [r for r in failing if _known(r) is None]
     return 1 if new or (strict and failing) else 0
+
+
+def _workers(workers: int | None, force: bool) -> int:
+    """--workers: the CPU count by default, and no more unless forced."""
+    cpus = os.cpu_count() or 1
+    if workers is None:
+        return cpus
+    if workers < 1:
+        raise BadInput(f"--workers: expected at least 1 worker, got {workers}")
+    if workers > cpus and not force:
+        click.echo(f"tcmcheck: note: --workers {workers} capped at the {cpus} CPUs here "
+                   "(--force-workers to insist)", err=True)
+        return cpus
+    return workers
 
 
 def _known(row: dict[str, Any]) -> KnownFinding | None:

@@ -119,6 +119,13 @@ def generate(rng: random.Random) -> dict[str, Any]:
     # scripted topology steps, which move ranges without streaming (data loss by design)
     if rng.random() < 0.6 and "submissions" not in doc:
         _clients_and_operations(rng, doc, horizon)
+    doc["faults"] = _faults(rng, ids, horizon)
+    doc["settings"] = {"snapshot_interval": rng.choice([0, 10, 25, 100]), "end_time_ms": 120_000}
+    return doc
+
+
+def _faults(rng: random.Random, ids: list[str], horizon: int) -> dict[str, Any]:
+    """Random network faults, at most one partition (healed) and up to two crashes (restarted)."""
     faults: dict[str, Any] = {
         "loss": round(rng.uniform(0, 0.15), 3),
         "duplicate": round(rng.uniform(0, 0.05), 3) if rng.random() < 0.5 else 0.0,
@@ -151,9 +158,7 @@ def generate(rng: random.Random) -> dict[str, Any]:
     # operations and CMS reconfigurations blocked until an operator acts (ReconfigureCMS
     # .executeNext returns `blocked` when the member it adds is down), which the liveness
     # checks would report
-    doc["faults"] = faults
-    doc["settings"] = {"snapshot_interval": rng.choice([0, 10, 25, 100]), "end_time_ms": 120_000}
-    return doc
+    return faults
 
 
 _OP_STEPS = {"join": "JOIN", "leave": "LEAVE", "remove": "LEAVE", "move": "MOVE", "replace": "REPLACE"}

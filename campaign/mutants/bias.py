@@ -23,7 +23,10 @@ from spec.tokens import MIN_TOKEN
 
 def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
            seed: int | None = None) -> dict[str, Any]:
-    """The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
+    """(One branch per family of switches, each naming the shape it applies; past the 60-line
+    guideline because the generic `ops` shape is spelled out here, step by step, with why.)
+
+    The `ops` bias: a denser client load (QUORUM/QUORUM on an RF 3 keyspace, few keys, many
     operations) while the topology operations run, so that a data-path bug has reads to show in."""
     if name in CMS_POLICY_SWITCHES:
         return _cms_policy_bias(name, case)
@@ -301,7 +304,10 @@ _STALE_COORDINATOR = ("replica-ignores-last-modified", "replica-skips-epoch-chec
 
 
 def stale_coordinator(case: dict[str, Any], seed: int, *, relaxed: bool = False) -> dict[str, Any] | None:
-    """The bias for the replica-side epoch checks (Cassandra's replica answering
+    """(Past the 60-line guideline: the schedule is built step by step from one probe run, and
+    each step says which moment of that run it aims at.)
+
+    The bias for the replica-side epoch checks (Cassandra's replica answering
     COORDINATOR_BEHIND / INVALID_ROUTING, and the coordinator catching up only asynchronously on
     a successful response: ResponseVerbHandler.maybeFetchLogs): a coordinator `c` and a former
     replica `x` both lag a join, while the key's other old replica `a` is fresh but missed the

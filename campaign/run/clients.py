@@ -159,7 +159,9 @@ def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
 
 def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
                           deadline: float) -> tuple[Verdict, tuple[str, ...]]:
-    """Whether a non-linearizable client history is finding `remove-replace-single-source`.
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`
+    (past the 60-line guideline: gathering the writes, matching them to the stream records and
+    re-checking without them are one argument, best read in one piece).
 
     Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
     streaming a range, held by some node then, yet not by the new replica after it received the

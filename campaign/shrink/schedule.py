@@ -5,9 +5,6 @@ that replays them from a decision list, so that scenario edits no longer reshuff
 the run; then scenario items and decisions are deleted (a deleted decision takes its default:
 deliver, no duplicate, the latency floor, the first peer, no timer offset) while the cause class
 holds. DEMi-style delta debugging; why each pass exists is said at the pass.
-
-Past the 400-line guideline (about 330 lines of passes): the passes share `_Shrinking` and
-`_ddmin`, and reading them in one place is how one sees which deletion comes first and why.
 """
 
 from __future__ import annotations
@@ -70,7 +67,7 @@ def shrink_sim(spec: RunSpec, *, max_checks: int = 2000
     reseeded = False
     while not state.spent:
         improved = False
-        for edit in _sim_passes():
+        for edit in SIM_PASSES:
             if state.spent:
                 break
             result = edit(best, state)
@@ -184,99 +181,105 @@ def _with_decisions(case: dict[str, Any], kept: list[Any]) -> dict[str, Any]:
     return {**case, "decisions": kept}
 
 
-def _sim_passes() -> list[Pass]:
-    """Biggest effects first: the whole schedule at once, faults, scenario lists, workloads,
-    then the decisions (fewer by then: a smaller scenario takes fewer), then nodes."""
-    def decisions(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        found = None
-        # first by kind and by link (every reorder delay; every decision about n1>n2 Commit
-        # messages; ...): few runs, and often most of the list
-        by_kind: Callable[[list[Any]], str] = lambda d: str(d[0]).split(" ", 1)[0]  # noqa: E731
-        by_key: Callable[[list[Any]], str] = lambda d: str(d[0])  # noqa: E731
-        for group in (by_kind, by_key):
-            groups = sorted({group(d) for d in case.get("decisions", [])})
-            if len(groups) > 1:
-                def rebuild(c: dict[str, Any], kept: list[Any],
-                            group: Callable[[list[Any]], str] = group) -> dict[str, Any]:
-                    return _with_decisions(c, [d for d in c["decisions"] if group(d) in kept])
-                r = _ddmin(case, state, groups, rebuild)
-                if r is not None:
-                    case, found = r[0], r
-        r = _ddmin(case, state, list(case.get("decisions", [])), _with_decisions)
-        return r or found
-
-    def all_defaults(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        # one run: does the failure need its schedule at all? (a single deletion of thousands
-        # of decisions; the ddmin over them comes after the scenario passes made them fewer)
-        return state.test(_with_decisions(case, [])) if case.get("decisions") else None
-
-    def fault_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        found = None
-        for key in ("crashes", "partitions"):
-            def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
-                c = copy.deepcopy(c)
-                c.setdefault("faults", {})[key] = kept
-                return c
-            r = _ddmin(case, state, list(case.get("faults", {}).get(key, [])), rebuild)
+def _pass_decisions(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    found = None
+    # first by kind and by link (every reorder delay; every decision about n1>n2 Commit
+    # messages; ...): few runs, and often most of the list
+    by_kind: Callable[[list[Any]], str] = lambda d: str(d[0]).split(" ", 1)[0]  # noqa: E731
+    by_key: Callable[[list[Any]], str] = lambda d: str(d[0])  # noqa: E731
+    for group in (by_kind, by_key):
+        groups = sorted({group(d) for d in case.get("decisions", [])})
+        if len(groups) > 1:
+            def rebuild(c: dict[str, Any], kept: list[Any],
+                        group: Callable[[list[Any]], str] = group) -> dict[str, Any]:
+                return _with_decisions(c, [d for d in c["decisions"] if group(d) in kept])
+            r = _ddmin(case, state, groups, rebuild)
             if r is not None:
                 case, found = r[0], r
-        for key in ("loss", "duplicate", "reorder"):
-            if case.get("faults", {}).get(key):
-                c = copy.deepcopy(case)
-                c["faults"][key] = 0.0
-                r = state.test(c)
-                if r is not None:
-                    case, found = r[0], r
-        return found
+    r = _ddmin(case, state, list(case.get("decisions", [])), _with_decisions)
+    return r or found
 
-    def top_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        found = None
-        for key in ("submissions", "cancels", "cms_changes", "operations"):
-            def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
-                return {**c, key: kept}
-            r = _ddmin(case, state, list(case.get(key, [])), rebuild)
-            if r is not None:
-                case, found = r[0], r
-        return found
 
-    def workloads(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        found = None
-        # clients first: their operations make most of a run's messages, so most decisions
-        for key, default in (("clients", 200), ("workloads", 100)):
-            for i in range(len(case.get(key, []))):
-                w = case[key][i]
-                items = list(w["only"]) if "only" in w else list(range(int(w.get("count", default))))
+def _pass_all_defaults(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    # one run: does the failure need its schedule at all? (a single deletion of thousands
+    # of decisions; the ddmin over them comes after the scenario passes made them fewer)
+    return state.test(_with_decisions(case, [])) if case.get("decisions") else None
 
-                def rebuild(c: dict[str, Any], kept: list[Any], key: str = key, i: int = i) -> dict[str, Any]:
-                    c = copy.deepcopy(c)
-                    c[key][i]["only"] = kept
-                    return c
-                r = _ddmin(case, state, items, rebuild)
-                if r is not None:
-                    case, found = r[0], r
-            # a workload with nothing left to issue goes, when that changes nothing else
-            # (the ones after it generate from the seed as before only if it was the last)
-            for i in reversed(range(len(case.get(key, [])))):
-                if case[key][i].get("only") == [] and not state.spent:
-                    r = state.test({**case, key: case[key][:i] + case[key][i + 1:]})
-                    if r is not None:
-                        case, found = r[0], r
-        return found
 
-    def nodes(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
-        found = None
-        for node in reversed([n["id"] for n in case["topology"]["nodes"]]):
-            if len(case["topology"]["nodes"]) <= 1 or state.spent:
-                break
-            if any(o.get("node") == node or o.get("target") == node for o in case.get("operations", [])):
-                continue
+def _pass_fault_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    found = None
+    for key in ("crashes", "partitions"):
+        def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
+            c = copy.deepcopy(c)
+            c.setdefault("faults", {})[key] = kept
+            return c
+        r = _ddmin(case, state, list(case.get("faults", {}).get(key, [])), rebuild)
+        if r is not None:
+            case, found = r[0], r
+    for key in ("loss", "duplicate", "reorder"):
+        if case.get("faults", {}).get(key):
             c = copy.deepcopy(case)
-            drop_node(c, node)
+            c["faults"][key] = 0.0
             r = state.test(c)
             if r is not None:
                 case, found = r[0], r
-        return found
+    return found
 
-    return [all_defaults, fault_lists, top_lists, workloads, decisions, nodes]
+
+def _pass_top_lists(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    found = None
+    for key in ("submissions", "cancels", "cms_changes", "operations"):
+        def rebuild(c: dict[str, Any], kept: list[Any], key: str = key) -> dict[str, Any]:
+            return {**c, key: kept}
+        r = _ddmin(case, state, list(case.get(key, [])), rebuild)
+        if r is not None:
+            case, found = r[0], r
+    return found
+
+
+def _pass_workloads(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    found = None
+    # clients first: their operations make most of a run's messages, so most decisions
+    for key, default in (("clients", 200), ("workloads", 100)):
+        for i in range(len(case.get(key, []))):
+            w = case[key][i]
+            items = list(w["only"]) if "only" in w else list(range(int(w.get("count", default))))
+
+            def rebuild(c: dict[str, Any], kept: list[Any], key: str = key, i: int = i) -> dict[str, Any]:
+                c = copy.deepcopy(c)
+                c[key][i]["only"] = kept
+                return c
+            r = _ddmin(case, state, items, rebuild)
+            if r is not None:
+                case, found = r[0], r
+        # a workload with nothing left to issue goes, when that changes nothing else
+        # (the ones after it generate from the seed as before only if it was the last)
+        for i in reversed(range(len(case.get(key, [])))):
+            if case[key][i].get("only") == [] and not state.spent:
+                r = state.test({**case, key: case[key][:i] + case[key][i + 1:]})
+                if r is not None:
+                    case, found = r[0], r
+    return found
+
+
+def _pass_nodes(case: dict[str, Any], state: _Shrinking) -> tuple[dict[str, Any], Outcome] | None:
+    found = None
+    for node in reversed([n["id"] for n in case["topology"]["nodes"]]):
+        if len(case["topology"]["nodes"]) <= 1 or state.spent:
+            break
+        if any(o.get("node") == node or o.get("target") == node for o in case.get("operations", [])):
+            continue
+        c = copy.deepcopy(case)
+        drop_node(c, node)
+        r = state.test(c)
+        if r is not None:
+            case, found = r[0], r
+    return found
+
+
+SIM_PASSES: tuple[Pass, ...] = (_pass_all_defaults, _pass_fault_lists, _pass_top_lists, _pass_workloads,
+                                _pass_decisions, _pass_nodes)
+"""Biggest effects first: the whole schedule at once, faults, scenario lists, workloads, then the
+decisions (fewer by then: a smaller scenario takes fewer), then nodes."""
 
 
