@@ -109,6 +109,17 @@ class Executor:
         self._after_chain.setdefault(chain_after, metadata)
 
 
+def in_sequences(metadata: Any) -> frozenset[str]:
+    """The nodes an in-progress sequence involves: the node performing it (its key) and, for a
+    replace, the replaced node (empty when the metadata has no sequences). The engine refuses
+    either as a new CMS member (impl.metadata.cms_changes)."""
+    sequences = getattr(metadata, "sequences", None)
+    if not isinstance(sequences, dict):
+        return frozenset()
+    replaced = (getattr(s, "replaced", None) for s in sequences.values())
+    return frozenset(str(n) for n in sequences) | frozenset(str(n) for n in replaced if n is not None)
+
+
 def cms_reconfiguring(metadata: Any) -> bool | None:
     """Whether a CMS reconfiguration is in progress, when the metadata says (None: unknown)."""
     cms = getattr(metadata, "cms", None)

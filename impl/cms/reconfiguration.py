@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from impl import bugs
-from impl.engine import cms_reconfiguring
+from impl.engine import cms_reconfiguring, in_sequences
 from impl.entry import canonical_json
 from impl.messages import Streamed, StreamLog, SubmitResult
 
@@ -46,14 +46,20 @@ def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], 
                   down: frozenset[str] = frozenset(), shrink_on_leave: bool = False) -> tuple[str, ...]:
     """The sizing policy over the JOINED nodes of the metadata (the cluster as it is now, so the
     CMS follows joins and leaves): keep current members that are still joined, then add the
-    lowest ids that are not `down`, or drop the highest ids, to reach the policy's size. Without
-    a directory in the metadata, the simulated nodes stand in for the joined ones.
+    lowest ids that are not `down` and not in an in-progress sequence, or drop the highest ids,
+    to reach the policy's size. Without a directory in the metadata, the simulated nodes stand in
+    for the joined ones.
 
     Why `down` (CASSANDRA-19943, "Allow CMS reconfiguration to work around DOWN nodes"):
     ReconfigureCMS.maybeReconfigureCMS collects the joined endpoints the failure detector sees
     down and PrepareCMSReconfiguration.Simple leaves them out of the new members, since a new
     member must be streamed the log before it can join the read set. Current members are kept
-    (a reconfiguration that removes one is its own decision)."""
+    (a reconfiguration that removes one is its own decision).
+
+    Why not a node in a sequence (issue 25): CMSPlacementStrategy.DefaultNodeFilter (trunk
+    6bbe85ef) leaves out every peer with `metadata.inProgressSequences.contains(nodeId)`, and the
+    engine refuses such a candidate; proposing one anyway is refused on every retry, so the CMS
+    stays short of the policy for as long as the sequence lasts (for ever when nobody drives it)."""
     directory = getattr(metadata, "directory", None)
     if isinstance(directory, dict):
         joined = sorted(n for n, rec in directory.items()
@@ -70,7 +76,8 @@ def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], 
         keep = list(members)
     if len(keep) >= size:
         return tuple(sorted(keep)[:size])
-    extra = [n for n in joined if n not in keep and n not in down][: size - len(keep)]
+    busy = in_sequences(metadata)
+    extra = [n for n in joined if n not in keep and n not in down and n not in busy][: size - len(keep)]
     return tuple(sorted(keep + extra))
 
 
