@@ -47,3 +47,17 @@ def test_the_cms_reaches_the_policy_size_without_the_leaving_node(name: str, cms
             meta = node.log.metadata
             assert "n4" in meta.sequences  # the leave is still prepared: n4 was never eligible
             assert cms_members(meta) == cms
+
+
+def test_with_only_four_eligible_nodes_the_cms_settles_at_four() -> None:
+    # j1 joined by direct submissions is no process (down to the failure detector) and n4 is
+    # leaving: CMSPlacementStrategy would place the CMS on the four others, and so does the
+    # driver, once, instead of proposing n4 for the rest of the run
+    case, seed = failure_file("cms-short-of-a-leaving-node.json")
+    cluster = Cluster(parse_scenario(case), seed)
+    result = cluster.run()
+    assert result.quiescent
+    assert "rejections" not in dict(result.counters)
+    for node in cluster.nodes.values():
+        if node is not None:
+            assert cms_members(node.log.metadata) == ("n1", "n2", "n3", "n5")
