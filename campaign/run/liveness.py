@@ -89,9 +89,10 @@ def _cms_undersized(result: RunResult, final: ClusterMetadata, committed_at: dic
     """With the CMS sizing policy and enough joined nodes up to meet it, a run that settled
     (quiescent, or nothing committed for a submission's whole patience although a majority of
     the CMS read members is up) with
-    fewer joined CMS read members than the policy wants: the CMS lost a member it did not
-    replace (a member that left keeps its seat), or a reconfiguration waits for ever on a node
-    it should not have chosen (a down one)."""
+    fewer joined CMS read members than the policy wants although enough candidates (joined, up,
+    in no sequence) are there: the CMS lost a member it did not replace (a member that left keeps
+    its seat), or a reconfiguration waits for ever on a node it should not have chosen (a down
+    one, or one in a sequence)."""
     if not final.cms.initialized:
         return ()
     joined = {n.id for n in final.directory if n.state.value == "JOINED"}
@@ -107,8 +108,13 @@ def _cms_undersized(result: RunResult, final: ClusterMetadata, committed_at: dic
     majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
     stalled = result.end_time - last > patience and majority
     # why enough joined nodes up: the policy leaves down nodes out (and a scripted REGISTER
-    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members
-    if not (result.quiescent or stalled) or len(joined & up) < wanted:
+    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members;
+    # nor does it add a node in an in-progress sequence (CMSPlacementStrategy.DefaultNodeFilter,
+    # trunk 6bbe85ef: `inProgressSequences.contains(nodeId)`), so a leave or move that nobody
+    # drives on keeps its node out for good (issue 25); current members count, kept as they are
+    busy = {n for s in final.in_progress.sequences() for n in (s.node, s.replaced) if n is not None}
+    candidates = {n for n in joined & up if n in final.cms.reads or n not in busy}
+    if not (result.quiescent or stalled) or len(candidates) < wanted:
         return ()
     return (C.liveness("CMS undersized", f"{len(members)} joined members, the policy wants "
                        f"{policy_size(len(joined))} of {len(joined)} joined nodes"),)
