@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from campaign.commands.backend import backend_options
+from campaign.commands.backend import backend_options, spark_asked
 from campaign.engines.spark_history import (
     check_history_spark,  # optional dependency: pyspark
 )
@@ -62,6 +62,7 @@ def check_history(
     master: str | None = None,
 ) -> int:
     """Check that the history in FILE is linearizable (Jepsen-style, WGL search)."""
+    spark = spark_asked(engine, master)
     if not math.isfinite(timeout) or timeout <= 0:
         raise BadInput(f"--timeout: expected a positive number of seconds, got {timeout}")
     if max_states < 1:
@@ -79,7 +80,7 @@ def check_history(
         operations = load_operations(parsed, model)
     except BadInput as e:
         raise in_file(e, file) from None
-    if engine == "spark" or master is not None:
+    if spark:
         verdict = check_history_spark(
             model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,
             timeout=timeout, max_states=max_states, master=master,

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from campaign.commands.backend import backend_options
+from campaign.commands.backend import backend_options, spark_asked
 from campaign.errors import BadInput
 from campaign.report.aggregate import Tally
 from campaign.report.html import render, replay_of
@@ -47,6 +47,7 @@ def _check_out(html_out: Path | None) -> None:
 def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, engine: str,
            master: str | None) -> int:
     """Summarize fuzzing campaigns (each DIR/runs.parquet), optionally as an HTML page."""
+    spark = spark_asked(engine, master)
     paths = []
     for d in directories:
         path = Path(d) / TABLE
@@ -55,9 +56,7 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
         check_schema(path)
         paths.append(path)
     _check_out(html_out)
-    if master is not None:
-        engine = "spark"
-    if engine == "spark":
+    if spark:
         s = tally_spark([str(p) for p in paths], list(directories), master=master)
     else:
         tally = Tally()
