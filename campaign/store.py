@@ -143,19 +143,24 @@ class CampaignDir:
             self.params = dict(params)
             self.failure_files = []
             rows = {}
+        self._open()
+        return rows
+
+    def _open(self) -> None:
+        """Create failures/, write campaign.json, open the log. A folder that refuses is bad
+        input (`--out`), a full or failing device an `IOFailure`."""
         try:
             self.failures.mkdir(exist_ok=True)
             self._write_manifest()
             self._log = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 (kept open for the campaign)
         except IOFailure as e:
             if e.errno not in DEVICE_ERRORS:  # the folder named, not the device: bad input
-                raise BadInput(f"--out: cannot write in {out}: {e.error}") from None
+                raise BadInput(f"--out: cannot write in {self.out}: {e.error}") from None
             raise
         except OSError as e:
             if e.errno in DEVICE_ERRORS:
-                raise IOFailure(e.filename or out, e) from None
-            raise BadInput(f"--out: cannot write in {out}: {e.strerror}") from None
-        return rows
+                raise IOFailure(e.filename or self.out, e) from None
+            raise BadInput(f"--out: cannot write in {self.out}: {e.strerror}") from None
 
     def _read_manifest(self) -> dict[str, Any] | None:
         if not self.manifest_path.exists():
