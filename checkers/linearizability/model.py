@@ -33,7 +33,7 @@ def _no_partition(op: Operation) -> Hashable:
     return None
 
 
-def _by_key(op: Operation) -> Hashable:
+def by_key(op: Operation) -> Hashable:
     return op.key
 
 
@@ -260,7 +260,7 @@ REGISTER = SequentialModel(
     name="register",
     init=(None,),
     step=_register_step,
-    partition=_by_key,
+    partition=by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "write"}),
     compile_op=_compiler(frozenset({"read", "write"})),
@@ -276,7 +276,7 @@ CAS_REGISTER = SequentialModel(
     name="cas-register",
     init=(None,),
     step=_cas_step,
-    partition=_by_key,
+    partition=by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "write", "cas"}),
     compile_op=_compiler(frozenset({"read", "write", "cas"})),
@@ -340,7 +340,7 @@ KV = SequentialModel(
     name="kv",
     init=(None,),
     step=_kv_step,
-    partition=_by_key,
+    partition=by_key,
     describe_state=_value_state,
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
     compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
