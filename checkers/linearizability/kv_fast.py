@@ -407,18 +407,22 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
         if not appends:
             return None
         mark = next(iter(appends))[:1]
+        for s in appends:
+            if s[:1] != mark or s.find(mark, 1) >= 0:
+                return None  # not suffixes `str.split` can cut apart
 
         # The values read in each block.
         members: dict[str, list[str]] = {}
         if len(puts) == 1:
             members[head0] = list(values)
         else:
-            # a put's value first when it begins the value, longer values first
-            heads = sorted(puts, key=len, reverse=True)
-            heads.remove(head0)
+            # a put's value first when it begins the value, longer values first (looked up
+            # at the lengths the puts have: a prefix test per put would be quadratic)
+            sizes = sorted({len(head) for head in puts if head is not head0}, reverse=True)
             for out in values:
-                for head in heads:
-                    if out.startswith(head):
+                for size in sizes:
+                    head = out[:size]
+                    if head in puts and head != head0 and len(head) == size:
                         break
                 else:
                     head = head0

@@ -15,7 +15,7 @@ initial value (Porcupine's kv histories start every key at "", ours at null).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from attrs import evolve, field, frozen
@@ -79,6 +79,10 @@ class SequentialModel:
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
       also out of reach when the state cannot lead to it and no op left produces one that can.
+    - `leading(states)`: optional, with `leads_to`: a lookup `target -> [those of states that
+      may lead to target]`, the same answers as asking `leads_to` of each state but without
+      asking each one (kv: the target's prefixes of the lengths present). The checks that
+      look for the ops able to repair a needed state use it, so they stay near-linear.
     - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
@@ -104,6 +108,7 @@ class SequentialModel:
     reaches: Callable[[Operation, Any], bool] | None = None
     produces: Callable[[Operation], Any] | None = None
     leads_to: Callable[[Any, Any], bool] | None = None
+    leading: Callable[[Iterable[Any]], Callable[[Any], list[Any]]] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
     witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
@@ -238,6 +243,38 @@ def _kv_leads_to(state: Any, target: Any) -> bool:
     return isinstance(current, str) and value.startswith(current)
 
 
+def _kv_leading(states: Iterable[Any]) -> Callable[[Any], list[Any]]:
+    """`_kv_leads_to` as a lookup over `states`: a string target is led to by the null state
+    and by its prefixes, looked up at the lengths the string states have; any other target
+    only by itself."""
+    known: set[Any] = set()
+    nulls: list[Any] = []
+    lengths: set[int] = set()
+    for state in states:
+        known.add(state)
+        value = state[0]
+        if value is None:
+            nulls.append(state)
+        elif isinstance(value, str):
+            lengths.add(len(value))
+    sizes = sorted(lengths)
+
+    def lookup(target: Any) -> list[Any]:
+        value = target[0]
+        if not isinstance(value, str):
+            return [target] if target in known else []
+        found = list(nulls)
+        for size in sizes:
+            if size > len(value):
+                break
+            prefix = (value[:size],)
+            if prefix in known:
+                found.append(prefix)
+        return found
+
+    return lookup
+
+
 _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
     "read": _compile_read,
     "get": _compile_read,
@@ -349,6 +386,7 @@ KV = SequentialModel(
     produces=_produces,
     reaches=_reaches,
     leads_to=_kv_leads_to,
+    leading=_kv_leading,
     effect_needs=_effect_needs,
     may_lead=_kv_may_lead,
     witness=propose,

@@ -9,7 +9,7 @@ the arguments.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
@@ -122,6 +122,18 @@ def useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful
     return all_or_none(useful)
 
 
+def leading(model: SequentialModel, states: Iterable[Any]) -> Callable[[Any], list[Any]]:
+    """A lookup `target -> those of states that may lead to target` (`model.leads_to`; without
+    it, only the target itself), by the model's index (`model.leading`) when it has one."""
+    if model.leads_to is None:
+        known = set(states)
+        return lambda target: [target] if target in known else []
+    if model.leading is not None:
+        return model.leading(states)
+    every, leads_to = list(states), model.leads_to
+    return lambda target: [s for s in every if leads_to(s, target)]
+
+
 def all_or_none(useful: list[bool]) -> list[bool] | None:
     return None if all(useful) else useful
 
@@ -146,6 +158,7 @@ class Producers:
         self.dependent: list[int] = []  # ops whose result depends on the state
         self.by_state: dict[Any, int] = {}
         self.again: dict[Any, int] = {}
+        self.sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
         self.calls: list[int] = []
         self.prefix: list[int] = []  # the first k ops called, as a mask (unless in call order)
         self.in_call_order = False
@@ -216,12 +229,13 @@ class Producers:
         again = self.again.get(need)
         if again is None:
             again = 0
-            leads_to = self.leads_to
             if not self.fixed_ready:
                 self._prepare_fixed()
-            for result, mask in self.fixed.items():
-                if leads_to(result, need):
-                    again |= mask
+            if self.sources is None:
+                self.sources = leading(self.model, self.fixed)
+            fixed = self.fixed
+            for result in self.sources(need):
+                again |= fixed[result]
             self.again[need] = again
         again &= self._usable(j)
         self.restart[j] = again

@@ -25,6 +25,7 @@ from typing import Any
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.reductions import leading
 
 SCAN = 256
 """Ops looked at, going back from each op, for one that spoils its state: keeps refuting near
@@ -75,6 +76,7 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
     restarts: dict[Any, list[Operation]] = {}
+    sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
@@ -83,7 +85,9 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             continue
         able = restarts.get(need)
         if able is None:
-            able = restarts[need] = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+            if sources is None:
+                sources = leading(model, fixed)
+            able = restarts[need] = [r for state in sources(need) for r in fixed[state]]
         after = spoiler.call
         ret = j.ret
         if not any(r is not j and r.call <= ret and (r.ret is None or r.ret >= after) for r in able):
@@ -135,6 +139,7 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
     intervals: dict[Any, list[tuple[int, int, Operation]]] = {}  # state -> (spoiler's call, j's return, j)
+    sources: Callable[[Any], list[Any]] | None = None
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
@@ -142,10 +147,9 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
         if p is not None:
             intervals.setdefault(need, []).append((p.call, j.ret, j))
     for need, spans in intervals.items():
-        if model.leads_to is None:  # only the ops producing the state itself repair it
-            repairers = list(fixed.get(need, ()))
-        else:
-            repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+        if sources is None:
+            sources = leading(model, fixed)  # (only the ops producing the state itself, without leads_to)
+        repairers = [r for state in sources(need) for r in fixed[state]]
         # one need no repairer can serve (`refute`'s case): the latest return among the
         # repairers called before j returns comes before the spoiler was called
         repairers.sort(key=lambda r: r.call)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.layout import Layout, bits_of
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.reductions import Producers, never_leads, useful_info
+from checkers.linearizability.reductions import Producers, useful_info
 from checkers.linearizability.verdict import PartitionResult
 
 SLICE = 2048
@@ -33,20 +35,20 @@ class Deepest:
     def __init__(self) -> None:
         self.depth = -1
         self.failing: int | None = None  # op id
-        self.frames: list[tuple[int, Any]] = []  # (entry, state before)
+        self.frames: list[tuple[Any, ...]] = []  # the search's frames: (position, state before, ...)
         self.last: Any = None  # the state after the last frame
-        self.op_of: Callable[[int], int] | None = None  # entry -> op id
+        self.op_of: Callable[[int], int] | None = None  # position -> op id
 
     @property
     def order(self) -> tuple[int, ...]:
         """Op ids, in linearization order."""
         op_of = self.op_of
-        return () if op_of is None else tuple(op_of(e) for e, _ in self.frames)
+        return () if op_of is None else tuple(op_of(f[0]) for f in self.frames)
 
     @property
     def states(self) -> tuple[Any, ...]:
         frames = self.frames
-        return tuple(s for _, s in frames[1:]) + ((self.last,) if frames else ())
+        return tuple(f[1] for f in frames[1:]) + ((self.last,) if frames else ())
 
     def refuted(
         self, key: Hashable, ops: tuple[Operation, ...], explored: int, shown_by: tuple[Operation, ...]
@@ -109,258 +111,169 @@ def searching(
     deepest: Deepest,
     leave_out: bool = True,
 ) -> Search:
+    """The search of one part, as a generator: it yields its memo size every `SLICE` steps
+    and returns its `PartitionResult`. Info ops no linearization needs are left out first
+    (`useful_info`; `leave_out=False`: the caller has done it) and listed last."""
     ops = every_op
     useful = useful_info(model, ops) if leave_out else None
     left_out: list[Operation] = []
     if useful is not None:
         left_out = [o for o, u in zip(ops, useful, strict=True) if not u]
         ops = tuple(o for o, u in zip(ops, useful, strict=True) if u)
-    n = len(ops)
-    if n == 0:
+    if not ops:
         return found_order(model, key, every_op, [], [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
-    # Events in real-time order. Paired histories have distinct positions; should a call and
-    # a return share one (ops built by hand), the call goes first: intervals are closed, so
-    # ops that touch overlap. Only ops with a known outcome enter the linked list; an op with
-    # unknown outcome (info) has no return: it is a candidate from its call on, forever.
-    events: list[tuple[float, int, int]] = []
-    ret_pos: list[int] = []  # an op's return position (-1: none, an info op)
-    n_info = 0
-    for j, o in enumerate(ops):
-        events.append((o.call, 0, j))
-        if o.ret is not None:
-            events.append((o.ret, 1, j))
-            ret_pos.append(o.ret)
-        else:
-            n_info += 1
-            ret_pos.append(-1)
-    events.sort()
-    size = len(events) - n_info + 2  # 0 is the head, size - 1 the tail
-    tail = size - 1
-    nxt = list(range(1, size + 1))
-    prv = list(range(-1, size - 1))
-    code = [0] * size  # j >= 0: the call of op j; ~j < 0: its return
-    match = [0] * size  # call entry -> its return entry
-    rank = [0] * size  # an entry's place among all events
-    rank[tail] = len(events)
-    code[tail] = ~n  # a return, of no op
-    call_entry = [0] * n
-    info: list[int] = []  # info ops in call order, and the rank of each one's call
-    info_rank: list[int] = []
-    pos = 0
-    for r, (_, is_return, j) in enumerate(events):
-        if ret_pos[j] < 0:
-            info.append(j)
-            info_rank.append(r)
-            continue
-        pos += 1
-        rank[pos] = r
-        if is_return:
-            code[pos] = ~j
-            match[call_entry[j]] = pos
-        else:
-            code[pos] = j
-            call_entry[j] = pos
-    compile_op = model.compile_op
-    steps = [compile_op(o) for o in ops] if compile_op is not None else [model.stepper(o) for o in ops]
-    bits = bits_of(n)
-    info_steps = [steps[j] for j in info]
-    info_bits_of = [bits[j] for j in info]
-    # Two info ops alike (same f, key and input) are interchangeable once both are called:
-    # the later one is tried only after the earlier one is linearized.
-    twin = [0] * n_info
-    alike: dict[Hashable, int] = {}
-    for k, j in enumerate(info if n_info > 1 else ()):
-        o = ops[j]
-        try:
-            twin[k] = alike.get((o.f, o.key, o.input), 0)
-            alike[(o.f, o.key, o.input)] = bits[j]
-        except TypeError:  # an unhashable input (ops built by hand): no twin
-            pass
-    # A read that fits the current state is linearized at once, with no alternative tried:
-    # if any order completes the history from here, one does with the read next (it changes
-    # nothing, and every op that must precede it has returned, so is linearized already).
-    read_only = model.read_only
-    forced = [o.f in read_only for o in ops]
-    deepest.op_of = lambda e: ops[code[e] if e < size else info[e - size]].id
-    # pruning by value, set up when first needed (most searches end before)
-    producers: Producers | None = None
-    restart: list[int] = []
-    needed: list[Any] = []
-    leads_to: Callable[[Any, Any], bool] = never_leads
-    doomed: list[int | None] = [None] * n
-    # Most searches run nearly straight through: pruning by value starts only once a search
-    # has made more configurations than it has ops (its masks cost more than they save before)
-    prune_after = n
-    state: Any = model.init
-    ok_bits = 0
-    info_bits = 0
-    not_info = -1  # ~info_bits
-    stack: list[tuple[int, Any]] = []  # (entry, state before); an info op's entry is size + k
-    # The memo: (ok ops linearized, state) -> the sets of info ops linearized with them. A
-    # configuration is dominated by one seen with the same ok ops and state and fewer info ops
-    # (an info op may also never take effect, so what one completes, the other does too).
+    return (yield from _walk(model, key, every_op, Layout(model, ops), deepest, left_out))
+
+
+_FORCED = ("forced",)  # a configuration whose choice was a read that fits: nothing else to try
+_AFTER_FIRST = ("after first",)  # its earliest deadline was tried; the other candidates next
+
+
+def _walk(
+    model: SequentialModel,
+    key: Hashable,
+    every_op: tuple[Operation, ...],
+    lay: Layout,
+    deepest: Deepest,
+    left_out: list[Operation],
+) -> Search:
+    """The depth-first search over configurations (ops linearized, state), memoizing those
+    that failed. One function, because it is the inner loop: locals are what CPython reads
+    fastest, and a call per step would cost more than most steps (docs/check-history.md, "The
+    search", gives each rule's argument).
+
+    At a configuration, with o the op of the earliest return still ahead: a read that fits is
+    taken at once, with no alternative; else o itself; else (`Layout.later`) the ops that may
+    give o the state it needs, the rest of the window in call order, the info ops called by
+    then. A frame on the stack holds a configuration, what was tried from it and how to go
+    on: (position taken, state, base, rel, rp, info_bits, chain, key of the configuration it
+    led to, info_bits there, candidates, next candidate). A configuration enters the memo
+    only when every way on from it failed: one still on the stack cannot be reached again
+    (its set of ops only grows), so a search that runs straight through stores nothing."""
+    ops = lay.ops
+    by_ret = lay.by_ret
+    m = len(by_ret)
+    limit, steps, forced = lay.limit, lay.steps, lay.forced
+    info, info_steps, twin = lay.info, lay.info_steps, lay.twin
+    rank_of = [-1] * len(ops)
+    for k, p in enumerate(info):
+        rank_of[p] = k
+    reads_needing = lay.reads_needing
+    bits = bits_of(len(ops) + 1)
     memo: dict[tuple[Any, ...], list[int]] = {}
-    # A chain of info ops is useful only if the ok op right after it sees the difference (a
-    # write after it would leave the same state with or without it, so drop the chain: the
-    # info ops never took effect). Every linearization can be put in that form, so the search
-    # tries an ok op after a chain only if its outcome from the chain's start differs;
-    # `chain` is that start (`_NO_CHAIN` outside a chain), `chains` one per info frame.
+    stack: list[tuple[Any, ...]] = []
+    state: Any = model.init
+    base, rel, rp = lay.base, lay.rel, 0
+    info_bits = 0
     chain: Any = _NO_CHAIN
-    chains: list[Any] = []
-    entries = 0
-    best_depth = -1
-    furthest = -1  # the latest return (event position) some configuration could not pass
+    todo: Any = None  # None: a configuration just reached
+    pos = o = 0
+    prune = _Pruning(model, lay, bits)
+    entries = visited = 0
+    best_depth = furthest = -1
     countdown = SLICE
-    entry = nxt[0]
-    scan = -1  # >= 0: trying info ops from info[scan] on, before the first return `entry`
-    limit = 0
-    found = False
+    deepest.op_of = lambda p: ops[p].id
     while True:
         countdown -= 1
         if not countdown:
             countdown = SLICE
             yield entries
         failing = -1
-        if scan < 0:
-            j = code[entry]
-            if j >= 0:
-                new_state = steps[j](state)
-                if new_state is None:
-                    need = doomed[j]
-                    if need is None:
-                        if entries < prune_after:
-                            entry = nxt[entry]
-                            continue
-                        if producers is None:
-                            producers = Producers(model, ops, bits)
-                            restart, needed, leads_to = producers.restart, producers.needed, producers.leads_to
-                        need = doomed[j] = producers.of(j)
-                    if need < 0:
-                        entry = nxt[entry]
+        if todo is None:
+            if rp == m:
+                break  # every ok op is linearized
+            o = by_ret[rp]
+            c = -1
+            if reads_needing is not None:
+                waiting = reads_needing.get(state)
+                if waiting is not None:
+                    c = _fitting_read(waiting, base, rel, limit[o], steps, state, chain)
+            if c >= 0:
+                todo = _FORCED
+            else:
+                c, todo = o, _AFTER_FIRST
+        elif todo is _FORCED:
+            c = -1
+        else:
+            if todo is _AFTER_FIRST:
+                todo = lay.later(o, state, base, rel, info_bits)
+                pos = 0
+            if pos < len(todo):
+                c = todo[pos]
+                pos += 1
+            else:
+                c = -1
+                failing = o
+        if c >= 0:
+            k = rank_of[c]
+            if k < 0:  # an ok op
+                new = steps[c](state)
+                if new is None:
+                    if visited < prune.after or not prune.dead(c, state, base, rel, info_bits):
                         continue
-                    left = ~ok_bits & not_info
-                    if need & left:
-                        if leads_to(state, needed[j]):
-                            entry = nxt[entry]
-                            continue
-                        again = restart[j]
-                        if again == -2:
-                            again = producers.restarts(j)  # type: ignore[union-attr]
-                        if again < 0 or again & left:
-                            entry = nxt[entry]
-                            continue
-                    # no op left can produce the state this op needs, or none can lead there
-                    # from here (an append cannot undo a wrong append): a dead end
-                    failing = j
-                    e = entry
-                    while code[e] >= 0:
-                        e = nxt[e]
-                    if e != tail and ret_pos[~code[e]] > furthest:
-                        furthest = ret_pos[~code[e]]
+                    failing = c  # it needs a state nothing left can bring back: a dead end
+                elif chain is not _NO_CHAIN and steps[c](chain) == new:
+                    continue  # blind to the chain: tried before it
                 else:
-                    if chain is not _NO_CHAIN and steps[j](chain) == new_state:
-                        entry = nxt[entry]  # blind to the chain: tried before the chain
+                    d = c - base
+                    nrel = rel | bits[d]
+                    nbase = base
+                    if not d:
+                        t = (~nrel & (nrel + 1)).bit_length() - 1
+                        nrel >>= t
+                        nbase += t
+                    memo_key: tuple[Any, ...] = (nrel, nbase, new)
+                    seen = memo.get(memo_key) if memo else None
+                    if seen is None or _open(seen, info_bits):
+                        nrp = rp
+                        if c == o:
+                            nrp += 1
+                            while nrp < m:
+                                j = by_ret[nrp]
+                                if j >= nbase and not nrel >> (j - nbase) & 1:
+                                    break
+                                nrp += 1
+                        step_todo = _FORCED if forced[c] else todo
+                        stack.append((c, state, base, rel, rp, info_bits, chain, memo_key, info_bits, step_todo, pos))
+                        state, base, rel, rp, chain = new, nbase, nrel, nrp, _NO_CHAIN
+                        todo = None
+                        visited += 1
                         continue
-                    memo_key: tuple[Any, ...] = (ok_bits | bits[j], new_state)
-                    seen = memo.get(memo_key)
-                    fresh = True
-                    if seen is None:
-                        memo[memo_key] = [info_bits]
-                    else:
-                        for b in seen:
-                            if not b & not_info:
-                                fresh = False
-                                break
-                        else:
-                            admit(seen, info_bits)
-                    if fresh:
-                        entries += 1
-                        stack.append((entry, state))
-                        state = new_state
-                        ok_bits = memo_key[0]
-                        chain = _NO_CHAIN
-                        # lift the op: its call and its return leave the list
-                        r = match[entry]
-                        p, q = prv[entry], nxt[entry]
-                        nxt[p] = q
-                        prv[q] = p
-                        p, q = prv[r], nxt[r]
-                        nxt[p] = q
-                        prv[q] = p
-                        entry = nxt[0]
-                        continue
-                    if not forced[j]:
-                        entry = nxt[entry]
+                    if not forced[c]:
                         continue
                     # a read that fits, whose continuation failed before: so does this one
-            elif entry == tail:
-                found = True
-                break
-            elif n_info:
-                scan = 0
-                limit = rank[entry]
-                continue
-            else:
-                failing = ~j
-                if ret_pos[failing] > furthest:
-                    furthest = ret_pos[failing]
-        else:
-            # the ok ops are exhausted up to the return `entry`: try the info ops called before it
-            while scan < n_info and info_rank[scan] < limit:
-                b = info_bits_of[scan]
-                t = twin[scan]
+            else:  # an info op, tried only once its twin is in
+                b = bits[k]
+                t = twin[k]
                 if info_bits & b or (t and not info_bits & t):
-                    scan += 1
                     continue
-                new_state = info_steps[scan](state)
-                if new_state is None or (
-                    chain is not _NO_CHAIN and info_steps[scan](chain) == new_state
-                ):
-                    # (blind to the chain so far: it would do the same first, on its own)
-                    scan += 1
+                new = info_steps[k](state)
+                if new is None or new == state or (chain is not _NO_CHAIN and info_steps[k](chain) == new):
+                    # (no effect here is as good as never taking effect; blind to the chain so
+                    # far, it would do the same first, on its own)
                     continue
                 start = state if chain is _NO_CHAIN else chain
                 with_it = info_bits | b
-                without = ~with_it
-                fresh = True
-                # what a configuration outside a chain completes, this one does too
-                for s in memo.get((ok_bits, new_state), ()):
-                    if not s & without:
-                        fresh = False
-                        break
-                if not fresh:
-                    scan += 1
+                memo_key = (rel, base, new, start)
+                if memo and not (_open(memo.get((rel, base, new), ()), with_it)
+                                 and _open(memo.get(memo_key, ()), with_it)):
                     continue
-                memo_key = (ok_bits, new_state, start)
-                seen = memo.get(memo_key)
+                # This configuration may come back with more info ops (same ok ops, same state):
+                # let it dominate those while it is still being searched.
+                here = stack[-1][7] if stack else (rel, base, state)
+                seen = memo.get(here)
                 if seen is None:
-                    memo[memo_key] = [with_it]
-                else:
-                    without = ~with_it
-                    for s in seen:
-                        if not s & without:
-                            fresh = False
-                            break
-                    else:
-                        admit(seen, with_it)
-                if fresh:
+                    memo[here] = [info_bits]
                     entries += 1
-                    stack.append((size + scan, state))
-                    chains.append(start)
-                    chain = start
-                    state = new_state
-                    info_bits = with_it
-                    not_info = ~with_it
-                    scan = -1
-                    entry = nxt[0]
-                    break
-                scan += 1
-            if scan < 0:
+                elif _open(seen, info_bits):
+                    admit(seen, info_bits)
+                    entries += 1
+                stack.append((c, state, base, rel, rp, info_bits, chain, memo_key, with_it, todo, pos))
+                state, info_bits, chain = new, with_it, start
+                todo = None
+                visited += 1
                 continue
-            failing = ~code[entry]
-            if ret_pos[failing] > furthest:
-                furthest = ret_pos[failing]
         if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
@@ -368,64 +281,109 @@ def searching(
                 deepest.failing = ops[failing].id
                 deepest.frames = stack[:]
                 deepest.last = state
-        # backtrack: undo the last choice, and the forced reads above it, then try the next
-        scan = -1
+            ret = ops[o].ret
+            if ret is not None and ret > furthest:
+                furthest = ret
+        # backtrack: the configuration failed; so did the ones above it that had no choice
         while stack:
-            e, state = stack.pop()
-            if e >= size:
-                k = e - size
-                info_bits ^= info_bits_of[k]
-                not_info = ~info_bits
-                chains.pop()
-                chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
-                scan = k + 1
-                entry = nxt[0]
-                while code[entry] >= 0:
-                    entry = nxt[entry]
-                limit = rank[entry]
-                break
-            j = code[e]
-            ok_bits ^= bits[j]
-            chain = chains[-1] if stack and stack[-1][0] >= size else _NO_CHAIN
-            # unlift: put the return back, then the call (reverse order of the lift)
-            r = match[e]
-            nxt[prv[r]] = r
-            prv[nxt[r]] = r
-            nxt[prv[e]] = e
-            prv[nxt[e]] = e
-            if not forced[j]:
-                entry = nxt[e]
+            frame = stack.pop()
+            memo_key, child = frame[7], frame[8]
+            seen = memo.get(memo_key)
+            if seen is None:
+                memo[memo_key] = [child]
+            else:
+                admit(seen, child)
+            entries += 1
+            _, state, base, rel, rp, info_bits, chain, _, _, todo, pos = frame
+            if todo is not _FORCED:
+                o = by_ret[rp]
                 break
         else:
-            break  # nothing left to try
-    if found:
-        order = [ops[code[e] if e < size else info[e - size]].id for e, _ in stack]
-        states = [s for _, s in stack]
-        states.append(state)
-        del states[0]
-        # info ops never linearized took effect last (as good as never: nothing observes it)
-        unused = [ops[j] for k, j in enumerate(info) if not info_bits & info_bits_of[k]]
-        return found_order(model, key, every_op, order, states, state, unused + left_out, entries)
-    return PartitionResult(
-        key=key,
-        operations=every_op,
-        valid=False,
-        linearization=deepest.order,
-        states=deepest.states,
-        failing=deepest.failing,
-        explored=entries,
-        stuck_at=furthest if furthest >= 0 else None,
-    )
+            return PartitionResult(
+                key=key,
+                operations=every_op,
+                valid=False,
+                linearization=deepest.order,
+                states=deepest.states,
+                failing=deepest.failing,
+                explored=visited,
+                stuck_at=furthest if furthest >= 0 else None,
+            )
+    order = [ops[f[0]].id for f in stack]
+    states = [f[1] for f in stack[1:]]
+    states.append(state)
+    # info ops never linearized took effect last (as good as never: nothing observes it)
+    unused = [ops[p] for k, p in enumerate(info) if not info_bits >> k & 1]
+    return found_order(model, key, every_op, order, states, state, unused + left_out, visited)
 
 
-_BITS: list[int] = [1 << j for j in range(256)]
+def _open(failed: Sequence[int] | list[int], info_bits: int) -> bool:
+    """Is a configuration with `info_bits` still open, no failed one with the same ok ops
+    and state having a subset of its info ops? (What it completes, that one would too: an
+    info op may also never take effect.)"""
+    others = ~info_bits
+    return all(b & others for b in failed)
 
 
-def bits_of(n: int) -> list[int]:
-    """[1 << j for j in range(n)], from a list kept for the purpose."""
-    while len(_BITS) < n:
-        _BITS.extend(1 << j for j in range(len(_BITS), 2 * len(_BITS)))
-    return _BITS[:n]
+def _fitting_read(waiting: list[int], base: int, rel: int, hi: int, steps: list[Callable[[Any], Any]],
+                  state: Any, chain: Any) -> int:
+    """A read of the window not linearized yet that fits `state` (and not the chain's start
+    as well: blind to the chain, it was tried before it), or -1."""
+    x = bisect_left(waiting, base)
+    end = len(waiting)
+    while x < end:
+        i = waiting[x]
+        if i >= hi:
+            break
+        x += 1
+        if rel >> (i - base) & 1 or steps[i](state) is None:
+            continue
+        if chain is not _NO_CHAIN and steps[i](chain) is not None:
+            return -1
+        return i
+    return -1
+
+
+class _Pruning:
+    """Pruning by value (`Producers`), set up when first needed: a search starts it only once
+    it has made more configurations than it has ops (the masks cost more than they save
+    before). `dead(c, ...)`: op c, which does not fit, needs a state that no op left can
+    produce, nor lead to from here."""
+
+    def __init__(self, model: SequentialModel, lay: Layout, bits: list[int]) -> None:
+        self.after = len(lay.ops)
+        self.model, self.lay, self.bits = model, lay, bits
+        self.producers: Producers | None = None
+        self.doomed: list[int | None] = [None] * len(lay.ops)
+        self.free_info: dict[int, int] = {}
+
+    def dead(self, c: int, state: Any, base: int, rel: int, info_bits: int) -> bool:
+        producers = self.producers
+        if producers is None:
+            producers = self.producers = Producers(self.model, self.lay.ops, self.bits)
+        need = self.doomed[c]
+        if need is None:
+            need = self.doomed[c] = producers.of(c)
+        if need < 0:
+            return False
+        left = ~((rel << base) | ((1 << base) - 1)) | self._free(info_bits)
+        if need & left:
+            if producers.leads_to(state, producers.needed[c]):
+                return False
+            again = producers.restart[c]
+            if again == -2:
+                again = producers.restarts(c)
+            if again < 0 or again & left:
+                return False
+        return True
+
+    def _free(self, info_bits: int) -> int:
+        """The positions of the info ops not linearized."""
+        free = self.free_info.get(info_bits)
+        if free is None:
+            bits = self.bits
+            free = self.free_info[info_bits] = sum(bits[p] for k, p in enumerate(self.lay.info) if not info_bits >> k & 1)
+        return free
 
 
 def found_order(
