@@ -33,15 +33,16 @@ SHRINK_STATES = 1_000_000
 
 def violation(
     model: SequentialModel,
-    parts: tuple[PartitionResult, ...],
-    failed: int,
+    part: PartitionResult,
     *,
     deadline: float | None,
     max_cache: int,
     minimize: bool,
     minimize_budget: float,
 ) -> LinearizabilityEvidence:
-    part = parts[failed]
+    """The evidence for `part`, shown not linearizable: its failing op, the last op that
+    returned before that one was called, the longest partial linearization, and (`minimize`)
+    a small failing window (`shrink`)."""
     by_id = {o.id: o for o in part.operations}
     if model.fast_check is not None:
         # The fast path decided; a bounded search finds the deepest partial linearization.
@@ -50,7 +51,6 @@ def violation(
         searched = search(model, part.operations, key=part.key, deadline=budget, max_cache=cap)
         if searched.valid is False:
             part = searched
-            parts = parts[:failed] + (part,) + parts[failed + 1 :]
     failing_op = by_id[part.failing] if part.failing is not None else None
     previous_ok = None
     if failing_op is not None:
@@ -76,7 +76,7 @@ def violation(
         )
     return LinearizabilityEvidence(
         model=model.name,
-        partitions=parts,
+        partitions=(part,),
         key=part.key,
         failing_op=failing_op,
         previous_ok=previous_ok,
@@ -126,11 +126,11 @@ class _Work:
                 useful = useful_info(model, kept)
                 if useful is not None:  # (and so neither the refutation nor the search sees them)
                     kept = [o for o, u in zip(kept, useful, strict=True) if u]
-                answer = refute_by_count(model, kept) or self.searching(model, kept)
+                answer = refute_by_count(model, kept) or self._searched(model, kept)
             self.known[trial] = answer
         return answer
 
-    def searching(self, model: SequentialModel, kept: list[Operation]) -> bool:
+    def _searched(self, model: SequentialModel, kept: list[Operation]) -> bool:
         if self.exhausted:
             self.undecided = True
             return False

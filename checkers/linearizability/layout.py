@@ -15,7 +15,6 @@ done in that set from the start (their outcome is tracked apart), so they never 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -42,8 +41,10 @@ class Layout:
 
     def __init__(self, model: SequentialModel, ops: Sequence[Operation]) -> None:
         ordered = list(ops)
-        if any(a.call > b.call for a, b in zip(ordered, ordered[1:], strict=False)):
+        calls = [o.call for o in ordered]
+        if any(a > b for a, b in zip(calls, calls[1:], strict=False)):
             ordered.sort(key=lambda o: o.call)  # (paired ops come in call order already)
+            calls = [o.call for o in ordered]
         self.model = model
         self.ops: tuple[Operation, ...] = tuple(ordered)
         compile_op = model.compile_op
@@ -52,20 +53,23 @@ class Layout:
         self.forced = [o.f in read_only for o in ordered]
         self.needs = model.needs
         self.leads_to = model.leads_to
-        self._windows()
+        self._windows(calls)
         self._infos()
         self._indexes()
 
-    def _windows(self) -> None:
+    def _windows(self, calls: list[int]) -> None:
         """`by_ret`: the ok positions by return; `limit[i]`: the ops called by op i's return.
         A call and a return at one position (ops built by hand): the call first, since
         intervals are closed and ops that touch overlap."""
-        ops = self.ops
-        calls = [o.call for o in ops]
-        self.by_ret = sorted((i for i, o in enumerate(ops) if o.ret is not None), key=lambda i: (ops[i].ret, i))
-        limit = [0] * len(ops)
-        for i in self.by_ret:
-            limit[i] = bisect_right(calls, ops[i].ret)  # type: ignore[type-var]  # (an ok op's ret is set)
+        rets: list[Any] = [o.ret for o in self.ops]
+        self.by_ret = by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
+        limit = [0] * len(rets)
+        n, j = len(calls), 0
+        for i in by_ret:
+            r = rets[i]
+            while j < n and calls[j] <= r:
+                j += 1
+            limit[i] = j
         self.limit = limit
 
     def _infos(self) -> None:

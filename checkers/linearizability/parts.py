@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+from attrs import evolve
+
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel, by_key
+from checkers.linearizability.verdict import LINEARIZABLE, LinearizabilityEvidence, Verdict
 
 
 def partition(
@@ -28,3 +31,20 @@ def partition(
         except KeyError:
             groups[k] = [o]
     return tuple([(k, tuple(v)) for k, v in groups.items()])
+
+
+def merge_verdicts(model: str, verdicts: Sequence[Verdict]) -> Verdict:
+    """One verdict for a history from the verdicts of its parts, given in `partition`'s order
+    (each, say, from `check_operations` on one part, as a Spark task computes it): not
+    linearizable if a part is not (the first such part's evidence: key, failing op, window),
+    else unknown if a part is (the first such part's cause), else linearizable. The evidence
+    lists every part's result, in the same order."""
+    results = tuple(p for v in verdicts for p in v.evidence.partitions)
+    bad = next((v for v in verdicts if v.valid is False), None)
+    if bad is not None:
+        return evolve(bad, evidence=evolve(bad.evidence, partitions=results))
+    evidence = LinearizabilityEvidence(model=model, partitions=results)
+    unknown = next((v for v in verdicts if v.valid == "unknown"), None)
+    if unknown is not None:
+        return Verdict(valid="unknown", cause=unknown.cause, evidence=evidence)
+    return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)

@@ -147,9 +147,8 @@ def _walk(
     taken at once, with no alternative; else o itself; else (`Layout.later`) the ops that may
     give o the state it needs, the rest of the window in call order, the info ops called by
     then. A frame on the stack holds a configuration, what was tried from it and how to go
-    on: (position taken, state, base, rel, rp, info_bits, chain, key of the configuration it
-    led to, info_bits there, candidates, next candidate). A configuration enters the memo
-    only when every way on from it failed: one still on the stack cannot be reached again
+    on: (position taken, state, base, rel, rp, info_bits, chain, candidates, next candidate).
+    A configuration enters the memo only when every way on from it failed: one still on the stack cannot be reached again
     (its set of ops only grows), so a search that runs straight through stores nothing."""
     ops = lay.ops
     by_ret = lay.by_ret
@@ -223,8 +222,7 @@ def _walk(
                         t = (~nrel & (nrel + 1)).bit_length() - 1
                         nrel >>= t
                         nbase += t
-                    memo_key: tuple[Any, ...] = (nrel, nbase, new)
-                    seen = memo.get(memo_key) if memo else None
+                    seen = memo.get((nrel, nbase, new)) if memo else None
                     if seen is None or _open(seen, info_bits):
                         nrp = rp
                         if c == o:
@@ -234,8 +232,7 @@ def _walk(
                                 if j >= nbase and not nrel >> (j - nbase) & 1:
                                     break
                                 nrp += 1
-                        step_todo = _FORCED if forced[c] else todo
-                        stack.append((c, state, base, rel, rp, info_bits, chain, memo_key, info_bits, step_todo, pos))
+                        stack.append((c, state, base, rel, rp, info_bits, chain, _FORCED if forced[c] else todo, pos))
                         state, base, rel, rp, chain = new, nbase, nrel, nrp, _NO_CHAIN
                         todo = None
                         visited += 1
@@ -255,13 +252,12 @@ def _walk(
                     continue
                 start = state if chain is _NO_CHAIN else chain
                 with_it = info_bits | b
-                memo_key = (rel, base, new, start)
                 if memo and not (_open(memo.get((rel, base, new), ()), with_it)
-                                 and _open(memo.get(memo_key, ()), with_it)):
+                                 and _open(memo.get((rel, base, new, start), ()), with_it)):
                     continue
                 # This configuration may come back with more info ops (same ok ops, same state):
                 # let it dominate those while it is still being searched.
-                here = stack[-1][7] if stack else (rel, base, state)
+                here = (rel, base, state) if chain is _NO_CHAIN else (rel, base, state, chain)
                 seen = memo.get(here)
                 if seen is None:
                     memo[here] = [info_bits]
@@ -269,7 +265,7 @@ def _walk(
                 elif _open(seen, info_bits):
                     admit(seen, info_bits)
                     entries += 1
-                stack.append((c, state, base, rel, rp, info_bits, chain, memo_key, with_it, todo, pos))
+                stack.append((c, state, base, rel, rp, info_bits, chain, todo, pos))
                 state, info_bits, chain = new, with_it, start
                 todo = None
                 visited += 1
@@ -286,15 +282,14 @@ def _walk(
                 furthest = ret
         # backtrack: the configuration failed; so did the ones above it that had no choice
         while stack:
-            frame = stack.pop()
-            memo_key, child = frame[7], frame[8]
-            seen = memo.get(memo_key)
+            failed = (rel, base, state) if chain is _NO_CHAIN else (rel, base, state, chain)
+            seen = memo.get(failed)
             if seen is None:
-                memo[memo_key] = [child]
+                memo[failed] = [info_bits]
             else:
-                admit(seen, child)
+                admit(seen, info_bits)
             entries += 1
-            _, state, base, rel, rp, info_bits, chain, _, _, todo, pos = frame
+            _, state, base, rel, rp, info_bits, chain, todo, pos = stack.pop()
             if todo is not _FORCED:
                 o = by_ret[rp]
                 break

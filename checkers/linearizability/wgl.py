@@ -1,44 +1,35 @@
-"""The Wing–Gong/Lowe linearizability search, top to bottom. No I/O, no text.
+"""Linearizability of a history, top to bottom: `check` and `check_operations`. No I/O, no text.
 
 `check(model, history, *, deadline)` pairs the history's events into operations, splits them
-into the model's independent parts (P-compositionality: a history is linearizable iff each
-part is), searches every part, and returns a `Verdict`. For a violation it then shrinks the
-failing part to a minimal sub-history that still fails (`window`).
+into the model's independent parts (`parts.partition`: P-compositionality, a history is
+linearizable iff each part is), decides every part, and returns a `Verdict`. For a violation
+it then shrinks the failing part to a minimal sub-history that still fails (`evidence.py`).
 
-The search (Lowe's refinement of Wing & Gong, as in Porcupine's checker.go): the call and
-return events of a part form a doubly linked list in real-time order. Walking it from the
-head, a call event is a candidate to linearize next: if the model accepts it and the pair
-(set of linearized ops, new state) is new, the op is lifted out of the list (call and return)
-and the walk restarts at the head. Reaching a return event means its op should already have
-been linearized: undo the last choice and try the next candidate after it. The list empties
-iff a linearization exists. The set of linearized ops is a Python int used as a bitset, and the
-memo of (bitset, state) pairs is what makes the search practical: two orders reaching the
-same state with the same ops done have the same future.
+A part is decided by the first of these that can: the model's exact fast path (the log's);
+a linearization read off the values (`witness.py`; always checked, so a wrong guess costs
+time, never a verdict); the search (`search.py`, the Wing–Gong/Lowe search with the
+reductions of `reductions.py`); a refutation without a search (`refute.py`, asked of a search
+that does not end within its first slice).
 
-Reductions on top, each keeping every verdict (docs/check-history.md, "The search"): a read
-that fits is linearized at once; ops with unknown outcome (info) stay out of the list and are
-tried after the ok candidates, a configuration with a subset of another's info ops dominates it,
-alike info ops are tried in call order, and a chain of info ops is tried only before an ok op
-that sees it; an op whose needed state no op left can produce ends the branch (pruning by
-value, from the model's `needs`/`produces`/`reaches`/`leads_to`).
-
-Bounds: parts are searched round-robin, a slice of iterations each, like Porcupine's
-goroutines, so one expensive key cannot hide a cheap violation in another; the deadline is
-checked between slices (every `SLICE` iterations, so also inside a long search); the memo of
-all running parts together is capped at `max_cache` entries. Running out of either gives
-`valid="unknown"` with its cause, never a wrong verdict.
+Bounds: parts are searched round-robin, smallest first, a slice of steps each, like
+Porcupine's goroutines, so one expensive key cannot hide a cheap violation in another; the
+check stops at the first part shown not linearizable. The deadline is checked between
+slices (every `SLICE` steps, so also inside a long search); the memo of all running parts
+together is capped at `max_cache` entries. Running out of either gives `valid="unknown"` with
+its cause, never a wrong verdict; and since the order of the work depends only on the
+history, never on the clock, two runs that both decide give the same verdict.
 """
 
 from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.parts import partition
+from checkers.linearizability.parts import merge_verdicts, partition
 from checkers.linearizability.refute import refute
 from checkers.linearizability.search import (
     DEFAULT_MAX_CACHE,
@@ -59,7 +50,7 @@ from checkers.linearizability.verdict import (
 )
 from checkers.linearizability.witness import witness
 
-__all__ = ["DEFAULT_MAX_CACHE", "check", "check_operations", "partition", "search"]
+__all__ = ["DEFAULT_MAX_CACHE", "check", "check_operations", "merge_verdicts", "partition", "search"]
 
 WITNESS_FROM = 12
 """Parts of fewer ops are searched at once: their search takes a few dozen steps, less than
@@ -105,124 +96,119 @@ def check_operations(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _check(model, operations, deadline, max_cache, minimize, minimize_budget)
+        parts = partition(model, operations)
+        rounds = _Rounds(model, parts, deadline, max_cache)
+        rounds.run()
+        verdicts = [rounds.verdict(i) for i in range(len(parts))]
+        if rounds.failed is not None:
+            evidence = violation(model, rounds.results[rounds.failed], deadline=deadline, max_cache=max_cache,
+                                 minimize=minimize, minimize_budget=minimize_budget)
+            verdicts[rounds.failed] = Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
+        return merge_verdicts(model.name, verdicts)
     finally:
         if collecting:
             gc.enable()
 
 
-def _check(
-    model: SequentialModel,
-    operations: Sequence[Operation],
-    deadline: float | None,
-    max_cache: int,
-    minimize: bool,
-    minimize_budget: float,
-) -> Verdict:
-    parts = partition(model, operations)
-    results: dict[int, PartitionResult] = {}
-    failed: int | None = None
-    unknown_cause: str | None = None
+class _Rounds:
+    """The parts of one history decided in turn: `run()` fills `results`, and `failed` (the
+    part shown not linearizable) or `unknown_cause` (a bound ran out)."""
 
-    # Exact fast paths first (the log's), searching only the parts they cannot settle.
-    pending: list[int] = []
-    for i, (key, ops) in enumerate(parts):
-        if model.fast_check is not None:
-            fast = model.fast_check(ops, model.init, key)
-            if fast.valid is True:
-                results[i] = fast
-                continue
-            if fast.valid is False and failed is None:
-                failed = i
-                results[i] = fast
-                continue
-        if failed is None:
-            pending.append(i)
+    def __init__(self, model: SequentialModel, parts: Sequence[tuple[Hashable, tuple[Operation, ...]]],
+                 deadline: float | None, max_cache: int) -> None:
+        self.model, self.parts, self.deadline, self.max_cache = model, parts, deadline, max_cache
+        self.results: dict[int, PartitionResult] = {}
+        self.failed: int | None = None
+        self.unknown_cause: str | None = None
+        self.searches: dict[int, Search] = {}
+        self.sizes: dict[int, int] = {}
+        self.deepest: dict[int, Deepest] = {}
+        self.refuted: set[int] = set()  # parts `refute` was asked of already
 
-    if failed is None:
-        deepest: dict[int, Deepest] = {}
-        searches: dict[int, Search] = {}
-        sizes: dict[int, int] = {}
-        unrefuted: set[int] = set()
-        witnessing = model.witness is not None or model.quick_witness is not None
-
-        def advance(i: int) -> bool:
-            """One slice of part i's search; True when the check must stop."""
-            nonlocal failed, unknown_cause
-            try:
-                sizes[i] = next(searches[i])
-            except StopIteration as stop:
-                result: PartitionResult = stop.value
-                results[i] = result
-                del searches[i], sizes[i]
-                if result.valid is False:
-                    failed = i
-                    return True
-                return False
-            if i in unrefuted:
-                # A search that does not end within its first slice may be a long one:
-                # a violation that needs no search ends it now (and the check).
-                unrefuted.discard(i)
-                shown_by = refute(model, parts[i][1])
-                if shown_by is not None:
-                    searches.pop(i).close()
-                    results[i] = deepest[i].refuted(parts[i][0], parts[i][1], sizes.pop(i), shown_by)
-                    failed = i
-                    return True
-            held = sum(sizes.values())
-            if deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > deadline:
-                unknown_cause = TIMEOUT
-                return True
-            if held > max_cache:
-                unknown_cause = CACHE_LIMIT
-                return True
-            return False
-
-        # Each part's first slice in turn (a witness, or a refutation, is part of it), so a
-        # violation in one part stops the others before they are looked at; then the
-        # searches left, a slice each in turn.
-        for i in pending:
-            key, ops = parts[i]
-            deepest[i] = Deepest()
-            if witnessing and len(ops) >= WITNESS_FROM:
-                shown = witness(model, key, ops)
-                if shown is not None:
-                    results[i] = shown
-                    continue
-                shown_by = refute(model, ops)  # (most often a stale read, also what spoils a guess)
-                if shown_by is not None:
-                    results[i] = deepest[i].refuted(key, ops, 0, shown_by)
-                    failed = i
-                    break
-            else:
-                unrefuted.add(i)
-            searches[i] = searching(model, key, ops, deepest[i])
-            sizes[i] = 0
-            if advance(i):
+    def run(self) -> None:
+        """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
+        refutation, is part of it), so a violation in one part stops the others before they
+        are looked at; then the searches left, a slice each in turn."""
+        order = sorted(range(len(self.parts)), key=lambda i: len(self.parts[i][1]))
+        for i in order:
+            if self._start(i) or (i in self.searches and self._advance(i, first=i not in self.refuted)):
                 break
         else:
-            while searches and not any(advance(i) for i in list(searches)):
+            while self.searches and not any(self._advance(i) for i in list(self.searches)):
                 pass
-        for i, unfinished in searches.items():
+        for i, unfinished in self.searches.items():
             unfinished.close()
-            results[i] = deepest[i].unknown(parts[i][0], parts[i][1], sizes[i])
+            key, ops = self.parts[i]
+            self.results[i] = self.deepest[i].unknown(key, ops, self.sizes[i])
 
-    ordered = tuple(
-        results.get(i) or PartitionResult(key=k, operations=ops, valid="unknown")
-        for i, (k, ops) in enumerate(parts)
-    )
-    if failed is not None:
-        evidence = violation(
-            model,
-            ordered,
-            failed,
-            deadline=deadline,
-            max_cache=max_cache,
-            minimize=minimize,
-            minimize_budget=minimize_budget,
-        )
-        return Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
-    evidence = LinearizabilityEvidence(model=model.name, partitions=ordered)
-    if unknown_cause is not None:
-        return Verdict(valid="unknown", cause=unknown_cause, evidence=evidence)
-    return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
+    def _start(self, i: int) -> bool:
+        """Decide part i without a search if the model can, else start its search; True when
+        the check must stop (the part is not linearizable)."""
+        model = self.model
+        key, ops = self.parts[i]
+        decided = None
+        if model.fast_check is not None:
+            decided = model.fast_check(ops, model.init, key)
+            if decided.valid == "unknown":
+                decided = None
+        elif (model.witness is not None or model.quick_witness is not None) and len(ops) >= WITNESS_FROM:
+            decided = witness(model, key, ops)
+            if decided is None:
+                # what spoils a guess is most often a stale read: shown without a search
+                self.refuted.add(i)
+                shown_by = refute(model, ops)
+                if shown_by is not None:
+                    decided = Deepest().refuted(key, ops, 0, shown_by)
+        if decided is not None:
+            self.results[i] = decided
+            if decided.valid is False:
+                self.failed = i
+                return True
+            return False
+        self.deepest[i] = Deepest()
+        self.searches[i] = searching(model, key, ops, self.deepest[i])
+        self.sizes[i] = 0
+        return False
+
+    def _advance(self, i: int, first: bool = False) -> bool:
+        """One slice of part i's search; True when the check must stop. A search that does
+        not end within its first slice may be a long one: a violation that needs no search
+        (`refute`, unless asked already) ends it then (and the check)."""
+        try:
+            self.sizes[i] = next(self.searches[i])
+        except StopIteration as stop:
+            result: PartitionResult = stop.value
+            self.results[i] = result
+            del self.searches[i], self.sizes[i]
+            if result.valid is False:
+                self.failed = i
+                return True
+            return False
+        if first:
+            key, ops = self.parts[i]
+            shown_by = refute(self.model, ops)
+            if shown_by is not None:
+                self.searches.pop(i).close()
+                self.results[i] = self.deepest[i].refuted(key, ops, self.sizes.pop(i), shown_by)
+                self.failed = i
+                return True
+        held = sum(self.sizes.values())
+        if self.deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > self.deadline:
+            self.unknown_cause = TIMEOUT
+            return True
+        if held > self.max_cache:
+            self.unknown_cause = CACHE_LIMIT
+            return True
+        return False
+
+    def verdict(self, i: int) -> Verdict:
+        """Part i's own verdict (its evidence holds its result alone); a part never looked at
+        is unknown, for the bound that stopped the check."""
+        key, ops = self.parts[i]
+        result = self.results.get(i) or PartitionResult(key=key, operations=ops, valid="unknown")
+        evidence = LinearizabilityEvidence(model=self.model.name, partitions=(result,))
+        if result.valid is True:
+            return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
+        if result.valid is False:
+            return Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
+        return Verdict(valid="unknown", cause=self.unknown_cause or TIMEOUT, evidence=evidence)
