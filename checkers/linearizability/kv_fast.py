@@ -106,16 +106,18 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
             lengths.extend(sorted(set(map(len, suffixes)).union(map(len, again)), key=usual.__ne__))
         return lengths
 
-    # Blocks, as found: block b starts with heads[b] (a put's index, or _INIT), then the
+    # Blocks, as found: block b starts with first_of[b] (a put's index, or _INIT), then the
     # appends tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the
     # head), ends[b] maps the length of that state to k (string states), and tips[b] is the
     # longest state read in it so far.
-    heads = [_INIT]
+    first_of = [_INIT]  # block -> its put (op index), or _INIT
     tips: list[Any] = ["" if init_value is None and strings else init_value]
     tokens: list[list[int]] = [[]]
     readers: list[dict[int, list[int]]] = [{}]
     ends: list[dict[int, int]] = [{len(tips[0]): 0} if strings else {}]
     head_of: dict[int, int] = {}  # a put heading a block -> the block
+    blocks_of: dict[Any, list[int]] = {}  # a value put -> the blocks it heads
+    put_sizes: list[int] = []  # the lengths of the string values put, longest first (when asked)
     find = suffixes.get
 
     def pick(kin: list[int], deadline: float) -> int:
@@ -127,39 +129,64 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 best, best_call = w, c
         return best
 
-    def token(value: str, at: int, deadline: float) -> tuple[int, int]:
-        """The append whose suffix starts at value[at:], and the suffix's length; (-1, 0)."""
+    def options(value: str, at: int, deadline: float, after: float) -> list[tuple[int, int]]:
+        """The appends not placed yet, called by `deadline` and not returned before `after`
+        (the call of the write they follow), whose suffix starts at value[at:], with its
+        length: shortest last, so the parse tries longer pieces first."""
+        found = []
         for length in lengths or all_lengths():
             s = value[at : at + length]
             w = find(s, -1)
             if w >= 0:
-                return (w, length) if not placed[w] and ops[w].call <= deadline else (-1, 0)
+                o = ops[w]
+                if not placed[w] and o.call <= deadline and (o.ret is None or o.ret >= after):
+                    found.append((w, length))
+                continue
             kin = again.get(s)
             if kin is not None:
-                return pick(kin, deadline), length
-        return -1, 0
+                w = pick(kin, deadline)
+                if w >= 0:
+                    found.append((w, length))
+        found.sort(key=lambda option: option[1])
+        return found
 
     def open_block(p: int, tip: Any) -> int:
         placed[p] = True
-        heads.append(p)
+        first_of.append(p)
+        blocks_of.setdefault(ops[p].input, []).append(len(first_of) - 1)
         tips.append(tip)
         tokens.append([])
         readers.append({})
         ends.append({len(tip): 0} if strings else {})
-        b = head_of[p] = len(heads) - 1
+        b = head_of[p] = len(first_of) - 1
         return b
 
     def extend(b: int, value: str, at: int, deadline: float) -> int:
-        """Parse value[at:] into appends after block b's tip; the place reached, or -1."""
+        """Parse value[at:] into appends after block b's tip; the place reached, or -1. A
+        piece that leads nowhere is taken back and the next one tried, within a budget of
+        steps (suffixes that share characters can be cut in many ways)."""
         end = len(value)
         line, reach = tokens[b], ends[b]
         start = len(line)
+        head_call = -_INF if first_of[b] < 0 else ops[first_of[b]].call
+        # per piece placed, and for the place reached: (place, other pieces there; None: the
+        # usual length was tried alone, the others are asked for if it fails)
+        tried: list[tuple[int, list[tuple[int, int]] | None]] = []
+        budget = 4 * (end - at) + 16
         while at < end:
             w = find(value[at : at + usual], -1)
-            length = usual
-            if w < 0 or ops[w].call > deadline:
-                w, length = token(value, at, deadline)
-                if w < 0:  # undo
+            here: list[tuple[int, int]] | None
+            after = ops[line[-1]].call if line else head_call
+            if w >= 0 and not placed[w] and ops[w].call <= deadline and not (ops[w].ret or after) < after:
+                here = [(w, usual)]
+                tried.append((at, None))
+            else:
+                here = options(value, at, deadline, after)
+                tried.append((at, here))
+            while not here:  # nothing fits here: take the last piece back
+                tried.pop()
+                budget -= 1
+                if not tried or budget < 0:
                     for w in line[start:]:
                         placed[w] = False
                     del line[start:]
@@ -167,6 +194,17 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                     for at in [at for at in reach if at > tip]:
                         del reach[at]
                     return -1
+                w = line.pop()
+                placed[w] = False
+                del reach[at]
+                at, here = tried[-1]
+                if here is None:
+                    placed[w] = True
+                    after = ops[line[-1]].call if line else head_call
+                    here = [option for option in options(value, at, deadline, after) if option[0] != w]
+                    placed[w] = False
+                    tried[-1] = (at, here)
+            w, length = here.pop()
             placed[w] = True
             line.append(w)
             at += length
@@ -174,11 +212,18 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         tips[b] = value
         return len(line)
 
+    def heads_in(value: str) -> list[str]:
+        """The values put that begin `value`, longest first (looked up at the lengths put)."""
+        if not put_sizes:
+            put_sizes.extend(sorted({len(v) for v in puts if type(v) is str}, reverse=True) or [-1])
+        return [value[:n] for n in put_sizes if 0 <= n <= len(value) and value[:n] in puts]
+
     def locate(value: Any, deadline: float) -> tuple[int, int]:
         """Block and place of the state `value`, found among or added to the blocks; or
         (-1, -1). Tried in turn: the block of the last value read, if the value extends its
         tip; the block whose tip it extends (the longest tip, the later block on a tie); a
-        block with a state it reads; a new block: a put's value, then appends."""
+        block with a state it reads; a new block: a put's value, then appends. Only the
+        initial state's block and those of the puts that begin the value can hold it."""
         if value == init_value:
             return 0, 0
         if not strings or type(value) is not str:
@@ -190,37 +235,49 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
             k = extend(b, value, len(tip), deadline)
             if k >= 0:
                 return b, k
+        heads = heads_in(value)
+        near = [0]
+        for head in heads:
+            near += blocks_of.get(head, ())
         b, best = -1, -1
-        for c, tip in enumerate(tips):
+        for c in sorted(near):
+            tip = tips[c]
             t = len(tip)
             if best <= t < size and value.startswith(tip):
                 b, best = c, t
+        # a put not heading a block yet that begins the value further in than any tip: its
+        # own block (the longest such put, called by the deadline)
+        for head in heads:
+            if len(head) <= best:
+                break
+            kin = more.get(head)
+            w = pick(kin, deadline) if kin is not None else puts[head]
+            if w >= 0 and not placed[w] and ops[w].call <= deadline:
+                fresh = open_block(w, head)
+                k = extend(fresh, value, len(head), deadline) if len(head) < size else 0
+                if k >= 0:
+                    return fresh, k
+                break
         if b >= 0 and b != last:
             k = extend(b, value, best, deadline)
             if k >= 0:
                 return b, k
-        for b, tip in enumerate(tips):
+        for b in sorted(near):
+            tip = tips[b]
             if len(tip) > size and tip.startswith(value):
                 k = ends[b].get(size, -1)
-                if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
+                if k > 0 or k == 0 and value == (init_value if first_of[b] < 0 else ops[first_of[b]].input):
                     return b, k
         # a new block: of the puts not yet heading one, called before `deadline`, whose value
         # begins this one, the longest (values put more than once: the one called last)
-        p, end = -1, -1
-        for head, w in puts.items():
-            if type(head) is str and len(head) > end and value.startswith(head):
-                kin = more.get(head)
-                if kin is not None:
-                    w = pick(kin, deadline)
-                elif placed[w] or ops[w].call > deadline:
-                    w = -1
-                if w >= 0:
-                    p, end = w, len(head)
-        if p < 0:
-            return -1, -1
-        b = open_block(p, value[:end])
-        k = extend(b, value, end, deadline)
-        return (b, k) if k >= 0 else (-1, -1)
+        for head in heads:
+            kin = more.get(head)
+            w = pick(kin, deadline) if kin is not None else puts[head]
+            if w >= 0 and not placed[w] and ops[w].call <= deadline:
+                b = open_block(w, head)
+                k = extend(b, value, len(head), deadline)
+                return (b, k) if k >= 0 else (-1, -1)
+        return -1, -1
 
     last = 0  # the block of the last value placed
     try:
@@ -282,7 +339,7 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     d: list[float] = []
     units: list[list[int]] = []
     first: list[int] = []
-    for b, head in enumerate(heads):
+    for b, head in enumerate(first_of):
         got = readers[b]
         line = tokens[b]
         block = [] if head < 0 else [head]
