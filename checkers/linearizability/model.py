@@ -23,6 +23,7 @@ from attrs import evolve, field, frozen
 from checkers.linearizability.history import Operation
 from checkers.linearizability.kv_fast import by_offsets, propose
 from checkers.linearizability.log_fast import check_log, commit_outcome
+from checkers.linearizability.register_fast import chains
 from checkers.linearizability.verdict import PartitionResult
 
 State = Hashable
@@ -86,7 +87,8 @@ class SequentialModel:
     - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
-      never a verdict (kv's: `kv_fast.propose`, exact when written values are unique).
+      never a verdict (kv's: `kv_fast.propose`, registers': `register_fast.chains`; both
+      exact when written values are unique).
     - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
       `witness` (kv's: `kv_fast.by_offsets`).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
@@ -275,6 +277,39 @@ def _kv_leading(states: Iterable[Any]) -> Callable[[Any], list[Any]]:
     return lookup
 
 
+def _register_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] | None:
+    """`_register_step` folded over `ops`: the state after each, or None where one is refused."""
+    if any(op.f == "cas" for op in ops):
+        return None
+    return _cas_replay(state, ops)
+
+
+def _cas_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] | None:
+    """`_cas_step` folded over `ops`: the state after each, or None where one is refused."""
+    states: list[tuple[Any]] = []
+    add = states.append
+    value = state[0]
+    for op in ops:
+        f = op.f
+        if f == "read":
+            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
+                return None
+        elif f == "write":
+            value = op.input
+            state = (value,)
+        elif f == "cas":
+            expected, new = op.input
+            if value == expected:
+                value = new
+                state = (value,)
+            elif op.ret is not None:
+                return None
+        else:
+            return None
+        add(state)
+    return states
+
+
 _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
     "read": _compile_read,
     "get": _compile_read,
@@ -306,6 +341,8 @@ REGISTER = SequentialModel(
     produces=_produces,
     reaches=_reaches,
     effect_needs=_effect_needs,
+    witness=chains,
+    replay=_register_replay,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
 
@@ -322,6 +359,8 @@ CAS_REGISTER = SequentialModel(
     produces=_produces,
     reaches=_reaches,
     effect_needs=_effect_needs,
+    witness=chains,
+    replay=_cas_replay,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
 
