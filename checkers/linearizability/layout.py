@@ -35,7 +35,7 @@ class Layout:
     """The ops of one part in call order, with what the search looks up at every step."""
 
     __slots__ = (
-        "base", "by_ret", "forced", "info", "info_rank", "info_steps", "leads_to", "limit", "model",
+        "base", "by_ret", "forced", "ok_twin", "info", "info_rank", "info_steps", "leads_to", "limit", "model",
         "needs", "ops", "producers_of", "reads_needing", "rel", "steps", "twin",
     )
 
@@ -56,6 +56,7 @@ class Layout:
         self._windows(calls)
         self._infos()
         self._indexes()
+        self._ok_twins()
 
     def _windows(self, calls: list[int]) -> None:
         """`by_ret`: the ok positions by return; `limit[i]`: the ops called by op i's return.
@@ -96,6 +97,27 @@ class Layout:
             rel >>= 1
             base += 1
         self.base, self.rel = base, rel
+
+    def _ok_twins(self) -> None:
+        """`ok_twin[i]`: the op alike op i (same f, key, input and output; not a read) that
+        returns just before it, or -1. While both are candidates, only that one needs trying before op i:
+        a linearization that takes op i first can swap the two (same effect; the earlier
+        return is met wherever op i was, since every op placed before its twin was called
+        by then)."""
+        twin = [-1] * len(self.ops)
+        last: dict[Hashable, int] = {}
+        ops = self.ops
+        try:
+            for i in self.by_ret:
+                o = ops[i]
+                if self.forced[i]:
+                    continue  # (a read that fits is taken at once anyway)
+                alike = (o.f, o.key, o.input, o.output)
+                twin[i] = last.get(alike, -1)
+                last[alike] = i
+        except TypeError:  # an unhashable value (ops built by hand): no twins
+            twin = [-1] * len(self.ops)
+        self.ok_twin = twin
 
     def _indexes(self) -> None:
         """`reads_needing[state]`: the positions of the ok reads that need `state` (a read that

@@ -159,6 +159,10 @@ def _walk(
     for k, p in enumerate(info):
         rank_of[p] = k
     reads_needing = lay.reads_needing
+    ok_twin = lay.ok_twin
+    calls = [x.call for x in ops]
+    rets: list[Any] = [x.ret for x in ops]
+    due: Any = 0  # the earliest return still ahead (o's)
     bits = bits_of(len(ops) + 1)
     memo: dict[tuple[Any, ...], list[int]] = {}
     stack: list[tuple[Any, ...]] = []
@@ -183,6 +187,7 @@ def _walk(
             if rp == m:
                 break  # every ok op is linearized
             o = by_ret[rp]
+            due = rets[o]
             c = -1
             if reads_needing is not None:
                 waiting = reads_needing.get(state)
@@ -207,6 +212,9 @@ def _walk(
         if c >= 0:
             k = rank_of[c]
             if k < 0:  # an ok op
+                tw = ok_twin[c]
+                if tw >= base and not rel >> (tw - base) & 1 and calls[tw] <= due:
+                    continue  # its alike twin returning earlier is a candidate too: that one first
                 new = steps[c](state)
                 if new is None:
                     if visited < prune.after or not prune.dead(c, state, base, rel, info_bits):
@@ -292,6 +300,7 @@ def _walk(
             _, state, base, rel, rp, info_bits, chain, todo, pos = stack.pop()
             if todo is not _FORCED:
                 o = by_ret[rp]
+                due = rets[o]
                 break
         else:
             return PartitionResult(
