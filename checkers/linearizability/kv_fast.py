@@ -96,6 +96,9 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         return None  # appends make strings of states: keep to strings (and null, as "")
     elif "" in suffixes or set(map(type, suffixes)) != {str}:
         return None
+    repeated = sum(len(kin) for kin in again.values()) + sum(len(kin) for kin in more.values())
+    if repeated > 16 and 4 * repeated > len(suffixes) + len(puts) + repeated:
+        return None  # values written again and again: choosing among alike writers is a search
     for s in again:
         del suffixes[s]  # (an append of a suffix appended again is looked up in `again`)
     usual = len(next(iter(suffixes or again))) if strings else 0  # Porcupine's: "x 1 2 y"

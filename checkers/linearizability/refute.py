@@ -75,7 +75,7 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             changers.append((o.call, o, result))
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
-    restarts: dict[Any, list[Operation]] = {}
+    restarts: dict[Any, _Repairers] = {}
     sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
@@ -87,13 +87,37 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
         if able is None:
             if sources is None:
                 sources = leading(model, fixed)
-            able = restarts[need] = [r for state in sources(need) for r in fixed[state]]
-        after = spoiler.call
-        ret = j.ret
-        if not any(r is not j and r.call <= ret and (r.ret is None or r.ret >= after) for r in able):
-            early = tuple(r for r in able if r is not j and r.call <= ret)
+            able = restarts[need] = _Repairers([r for state in sources(need) for r in fixed[state]])
+        if not able.can_repair(j, spoiler.call):
+            early = tuple(r for r in able.ops if r is not j and r.call <= j.ret)
             return (j, spoiler, *early)
     return None
+
+
+class _Repairers:
+    """The ops able to repair one state, by call, with the latest return among the first k:
+    is there one, not `j`, called before `j` returns and not returned before `after`? One
+    bisection, not a pass over them all (many puts of one value make long lists)."""
+
+    def __init__(self, ops: list[Operation]) -> None:
+        self.ops = sorted(ops, key=lambda r: r.call)
+        self.calls = [r.call for r in self.ops]
+        self.latest: list[float] = []
+        top = -_FOREVER
+        for r in self.ops:
+            ret = _FOREVER if r.ret is None else r.ret
+            if ret > top:
+                top = ret
+            self.latest.append(top)
+        self.members = {id(r) for r in self.ops}
+
+    def can_repair(self, j: Operation, after: float) -> bool:
+        ret = j.ret
+        assert ret is not None  # (asked of ok ops only)
+        if id(j) in self.members:  # (j itself does not count: look at the others one by one)
+            return any(r is not j and r.call <= ret and (r.ret is None or r.ret >= after) for r in self.ops)
+        k = bisect_right(self.calls, ret)
+        return k > 0 and self.latest[k - 1] >= after
 
 
 def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
