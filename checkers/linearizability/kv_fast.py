@@ -445,6 +445,7 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
     again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
     puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
     values: dict[str, list[int]] = {}  # a value read -> the gets that read it
+    mark = None
     try:
         for j, o in enumerate(ops):
             f = o.f
@@ -454,6 +455,10 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                     again.setdefault(s, [appends[s]]).append(j)
                 else:
                     appends[s] = j
+                    if mark is None:
+                        mark = s[:1]
+                    if s[:1] != mark or s.find(mark, 1) >= 0:
+                        return None  # not suffixes `str.split` can cut apart
             elif f == "get" or f == "read":
                 out = o.output or ""  # (None: the initial state)
                 if out in values:
@@ -464,12 +469,8 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 puts[o.input] = j
             else:
                 return None
-        if not appends:
+        if not appends or not mark:
             return None
-        mark = next(iter(appends))[:1]
-        for s in appends:
-            if s[:1] != mark or s.find(mark, 1) >= 0:
-                return None  # not suffixes `str.split` can cut apart
 
         # The values read in each block.
         members: dict[str, list[str]] = {}
