@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from attrs import evolve
 
-from checkers.linearizability.history import Operation, unpair
+from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import useful_info
 from checkers.linearizability.refute import refute, refute_by_count
@@ -83,7 +83,6 @@ def violation(
         longest_prefix=tuple(by_id[i] for i in part.linearization),
         prefix_states=part.states,
         window=window,
-        window_history=unpair(window),
         window_minimal=minimal,
     )
 

@@ -15,13 +15,16 @@ done in that set from the start (their outcome is tracked apart), so they never 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 
 _BITS: list[int] = [1 << j for j in range(256)]
+
+MORE = -2
+"""In a list of candidates from `Layout.later`: the rest of the window goes here (`Layout.rest`)."""
 
 
 def bits_of(n: int) -> list[int]:
@@ -148,19 +151,36 @@ class Layout:
     def later(self, o: int, state: Any, base: int, rel: int, info_bits: int) -> list[int]:
         """The candidates to try after op o (the earliest deadline) at a configuration:
         first those that may give o the state it needs (it needs one, and does not fit), then
-        the other ok ops of the window in call order, then the info ops called by then."""
-        hi = self.limit[o]
-        rank = self.info_rank
-        rest = [i for i in range(base, hi) if not rel >> (i - base) & 1 and i != o]
-        infos = [p for p in self.info if p < hi and not info_bits >> rank[p] & 1]
+        the other ok ops of the window in call order, then the info ops called by then. When
+        the first are found in the index of producers, the others are listed only if they
+        fail (`MORE` stands for them, for `rest` to fill in)."""
         need = self.needs(self.ops[o]) if self.needs is not None else None
+        if need is not None and self.leads_to is None and self.producers_of is not None:
+            made = self.producers_of.get(need)
+            if made:
+                hi, rank = self.limit[o], self.info_rank
+                first = sorted(p for p in made if p != o and p < hi and (
+                    (p >= base and not rel >> (p - base) & 1) if p not in rank else not info_bits >> rank[p] & 1))
+                if first:
+                    first.append(MORE)
+                    return first
+            return self.rest(o, base, rel, info_bits, ())
+        every = self.rest(o, base, rel, info_bits, ())
         if need is None:
-            return rest + infos
-        first = self._helpers(need, state, hi, rest + infos)
+            return every
+        first = self._helpers(need, state, self.limit[o], every)
         if not first:
-            return rest + infos
+            return every
         helping = set(first)
-        return first + [i for i in rest if i not in helping] + [p for p in infos if p not in helping]
+        return first + [i for i in every if i not in helping]
+
+    def rest(self, o: int, base: int, rel: int, info_bits: int, tried: Collection[int]) -> list[int]:
+        """The ok ops of o's window not linearized in call order, then the info ops called by
+        then not taken, but o and those `tried`."""
+        hi, rank = self.limit[o], self.info_rank
+        rest = [i for i in range(base, hi) if not rel >> (i - base) & 1 and i != o and i not in tried]
+        rest += [p for p in self.info if p < hi and not info_bits >> rank[p] & 1 and p not in tried]
+        return rest
 
     def _helpers(self, need: Any, state: Any, hi: int, candidates: list[int]) -> list[int]:
         """Of `candidates`, those that leave `need` whatever the state, then (models whose ops

@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.layout import Layout, bits_of
+from checkers.linearizability.layout import MORE, Layout, bits_of
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import Producers, useful_info
 from checkers.linearizability.verdict import PartitionResult
@@ -205,6 +205,10 @@ def _walk(
                 pos = 0
             if pos < len(todo):
                 c = todo[pos]
+                if c == MORE:  # the first candidates failed: the others now
+                    del todo[pos]
+                    todo += lay.rest(o, base, rel, info_bits, set(todo))
+                    continue
                 pos += 1
             else:
                 c = -1
