@@ -7,21 +7,12 @@ from bisect import bisect_left
 from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
+from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.layout import MORE, Layout, bits_of
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import Producers, useful_info
 from checkers.linearizability.verdict import PartitionResult
-
-SLICE = 2048
-"""Search iterations between two looks at the clock and the memo size (about a millisecond)."""
-
-DEFAULT_MAX_CACHE = 3_000_000
-"""Memo entries over all parts at once; an entry costs ~150 bytes, so ~450 MB at the cap."""
-
-FREE_SECONDS_PER_STATE = 4e-7
-"""Time to free one memo entry (measured ~0.2 us, doubled): a search stops early enough
-before the deadline to give its memory back in time, so "unknown" comes within the timeout."""
 
 _NO_CHAIN = object()
 

@@ -26,19 +26,13 @@ import gc
 import time
 from collections.abc import Hashable, Sequence
 
+from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import merge_verdicts, partition
 from checkers.linearizability.refute import refute
-from checkers.linearizability.search import (
-    DEFAULT_MAX_CACHE,
-    FREE_SECONDS_PER_STATE,
-    Deepest,
-    Search,
-    search,
-    searching,
-)
+from checkers.linearizability.search import Deepest, Search, search, searching
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     LINEARIZABLE,
