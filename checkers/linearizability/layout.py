@@ -39,7 +39,7 @@ class Layout:
 
     __slots__ = (
         "base", "by_ret", "forced", "ok_twin", "info", "info_rank", "info_steps", "leads_to", "limit", "model",
-        "needs", "ops", "producers_of", "reads_needing", "rel", "steps", "twin",
+        "indexed", "needs", "ops", "producers_of", "reads_needing", "rel", "steps", "twin",
     )
 
     def __init__(self, model: SequentialModel, ops: Sequence[Operation]) -> None:
@@ -59,7 +59,9 @@ class Layout:
         self._windows(calls)
         self._infos()
         self._indexes()
-        self._ok_twins()
+        self.ok_twin = [-1] * len(ordered)  # (filled in by `backtracking`)
+        self.producers_of: dict[Any, set[int]] | None = None
+        self.indexed = False
 
     def _windows(self, calls: list[int]) -> None:
         """`by_ret`: the ok positions by return; `limit[i]`: the ops called by op i's return.
@@ -101,13 +103,54 @@ class Layout:
             base += 1
         self.base, self.rel = base, rel
 
+    def _indexes(self) -> None:
+        """`reads_needing[state]`: the positions of the ok reads that need `state` (a read that
+        fits is linearized at once). None: the model cannot say."""
+        self.reads_needing: dict[Any, list[int]] | None = None
+        needs = self.needs
+        if needs is None:
+            return
+        reads: dict[Any, list[int]] = {}
+        try:
+            for i, o in enumerate(self.ops):
+                if self.forced[i] and o.ret is not None:
+                    need = needs(o)
+                    if need is not None:
+                        reads.setdefault(need, []).append(i)
+        except TypeError:  # an unhashable state (ops built by hand): no index
+            return
+        self.reads_needing = reads
+
+    def backtracking(self) -> None:
+        """What only a search that backtracks needs, made when it first does (a search that
+        runs straight through is spared it): the twins of alike ok ops (`ok_twin`), and
+        `producers_of[state]`, the positions of the ops that leave `state` whatever it was
+        (tried first for an op that needs it)."""
+        if self.indexed:
+            return
+        self.indexed = True
+        self._ok_twins()
+        produces = self.model.produces
+        if self.needs is None or produces is None:
+            return
+        made: dict[Any, set[int]] = {}
+        try:
+            for i, o in enumerate(self.ops):
+                if not self.forced[i]:
+                    result = produces(o)
+                    if result is not None:
+                        made.setdefault(result, set()).add(i)
+        except TypeError:
+            return
+        self.producers_of = made
+
     def _ok_twins(self) -> None:
         """`ok_twin[i]`: the op alike op i (same f, key, input and output; not a read) that
         returns just before it, or -1. While both are candidates, only that one needs trying before op i:
         a linearization that takes op i first can swap the two (same effect; the earlier
         return is met wherever op i was, since every op placed before its twin was called
         by then)."""
-        twin = [-1] * len(self.ops)
+        twin = self.ok_twin
         last: dict[Hashable, int] = {}
         ops = self.ops
         try:
@@ -119,34 +162,7 @@ class Layout:
                 twin[i] = last.get(alike, -1)
                 last[alike] = i
         except TypeError:  # an unhashable value (ops built by hand): no twins
-            twin = [-1] * len(self.ops)
-        self.ok_twin = twin
-
-    def _indexes(self) -> None:
-        """`reads_needing[state]`: the positions of the ok reads that need `state` (a read that
-        fits is linearized at once); `producers_of[state]`: the positions of the ops that leave
-        `state` whatever it was (tried first for an op that needs it). None: the model cannot say."""
-        self.reads_needing: dict[Any, list[int]] | None = None
-        self.producers_of: dict[Any, set[int]] | None = None
-        needs, produces = self.needs, self.model.produces
-        if needs is None:
-            return
-        reads: dict[Any, list[int]] = {}
-        made: dict[Any, list[int]] = {}
-        try:
-            for i, o in enumerate(self.ops):
-                if self.forced[i]:
-                    need = needs(o) if o.ret is not None else None
-                    if need is not None:
-                        reads.setdefault(need, []).append(i)
-                elif produces is not None:
-                    result = produces(o)
-                    if result is not None:
-                        made.setdefault(result, []).append(i)
-        except TypeError:  # an unhashable state (ops built by hand): no index
-            return
-        self.reads_needing = reads
-        self.producers_of = {state: set(ps) for state, ps in made.items()} if produces is not None else None
+            twin[:] = [-1] * len(self.ops)
 
     def later(self, o: int, state: Any, base: int, rel: int, info_bits: int) -> list[int]:
         """The candidates to try after op o (the earliest deadline) at a configuration:
@@ -154,6 +170,7 @@ class Layout:
         the other ok ops of the window in call order, then the info ops called by then. When
         the first are found in the index of producers, the others are listed only if they
         fail (`MORE` stands for them, for `rest` to fill in)."""
+        self.backtracking()
         need = self.needs(self.ops[o]) if self.needs is not None else None
         if need is not None and self.leads_to is None and self.producers_of is not None:
             made = self.producers_of.get(need)

@@ -273,6 +273,7 @@ def _walk(
                 todo = None
                 visited += 1
                 continue
+        lay.backtracking()
         if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
