@@ -168,6 +168,9 @@ def _walk(
     best_depth = furthest = -1
     countdown = SLICE
     deepest.op_of = lambda p: ops[p].id
+    deepest_frames = deepest.frames = []
+    low = 0  # frames below this depth are the same on the stack and in `deepest_frames`
+    backtracked = False
     while True:
         countdown -= 1
         if not countdown:
@@ -273,13 +276,18 @@ def _walk(
                 todo = None
                 visited += 1
                 continue
-        lay.backtracking()
+        if not backtracked:
+            lay.backtracking()
+            backtracked = True
         if failing >= 0:
             depth = len(stack)
             if depth > best_depth:
                 best_depth = deepest.depth = depth
                 deepest.failing = ops[failing].id
-                deepest.frames = stack[:]
+                # the frames below `low` are unchanged since the last copy: copy the rest only
+                del deepest_frames[low:]
+                deepest_frames += stack[low:]
+                low = depth
                 deepest.last = state
             ret = ops[o].ret
             if ret is not None and ret > furthest:
@@ -294,6 +302,8 @@ def _walk(
                 admit(seen, info_bits)
             entries += 1
             _, state, base, rel, rp, info_bits, chain, todo, pos = stack.pop()
+            if len(stack) < low:
+                low = len(stack)
             if todo is not _FORCED:
                 o = by_ret[rp]
                 due = rets[o]
