@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from checkers.linearizability import KV, Op, Operation, check, pair, wgl, with_initial
 from checkers.linearizability.kv_fast import by_offsets, propose
-from checkers.linearizability.model import _kv_step
 from checkers.linearizability.parts import partition
 from checkers.linearizability.search import search
+from checkers.linearizability.values import kv_step
 from checkers.linearizability.witness import witnessed
 from tests.checkers.linearizability.test_against_brute_force import _replays
 
@@ -209,7 +209,7 @@ def test_an_order_against_real_time_is_rejected_though_the_model_accepts_it() ->
     )
     state: Any = MODEL.init
     for o in (ops[1], ops[0], ops[2]):
-        state = _kv_step(state, o)
+        state = kv_step(state, o)
         assert state is not None
     assert witnessed(MODEL, "k", ops, [1, 0, 2]) is None
 
@@ -291,7 +291,7 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
     states: list[Any] = []
     try:
         for o in ops:
-            state = _kv_step(state, o)
+            state = kv_step(state, o)
             if state is None:
                 break
             states.append(state)
