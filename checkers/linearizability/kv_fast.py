@@ -1,7 +1,7 @@
 """A linearization of a kv (or register) part read off its values: a guess, checked by the caller.
 
-Two guesses: `by_offsets`, cheap, for the common case (string values whose suffixes share a
-first character, as Porcupine's do), asked first; `propose`, for the rest.
+Two guesses: `kv_offsets.by_offsets`, cheap, for the common case (string values whose suffixes
+share a first character, as Porcupine's do), asked first; `propose`, for the rest.
 
 The checker validates what `propose` returns (`wgl._witnessed`: every op once, real time kept,
 every output the model's) and searches when it returns None or the order fails, so a mistake
@@ -42,6 +42,7 @@ from operator import attrgetter, not_
 from typing import Any
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.units import units_in_order
 
 _READS = frozenset({"get", "read"})
 _PUTS = frozenset({"put", "write"})
@@ -53,7 +54,12 @@ _RET = attrgetter("ret")
 
 def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     """A candidate linearization of one part: the positions in `ops` of all its ops, once
-    each, in order; or None."""
+    each, in order; or None.
+
+    One function, with short nested helpers (`pick`, `options`, `open_block`, `extend`,
+    `heads_in`, `locate`): they all read and grow the same dozen structures (the blocks, their
+    tips, appends placed...), which closures reach faster than a class's attributes in this
+    per-op work, and which would otherwise be passed around whole."""
     if type(init) is not tuple or len(init) != 1:
         return None
     init_value = init[0]
@@ -376,203 +382,3 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     elif n:
         first += units[0]
     return first
-
-
-def units_in_order(c: Sequence[float], d: Sequence[float]) -> list[int] | None:
-    """An order of units (latest call `c`, earliest return `d` of each) in which each may come
-    after every one before it (`c` of those <= its `d`), front to back; None if there is none.
-
-    From the back: while some unit's `d` reaches the largest `c` left, it goes last; else the
-    unit of the largest `c` does if its `d` reaches the next."""
-    n = len(c)
-    if n == 2:
-        return [0, 1] if c[0] <= d[1] else [1, 0] if c[1] <= d[0] else None
-    # most often the units in the order of their latest calls will do
-    order = sorted(range(n), key=c.__getitem__)
-    for k in range(1, n):
-        if d[order[k]] < c[order[k - 1]]:
-            break
-    else:
-        return order
-    by_c = sorted(range(n), key=c.__getitem__, reverse=True)
-    by_d = sorted(range(n), key=d.__getitem__, reverse=True)
-    taken = [False] * n
-    backwards: list[int] = []
-    ci = di = 0
-    while len(backwards) < n:
-        while taken[by_c[ci]]:
-            ci += 1
-        top = by_c[ci]
-        c_top = c[top]
-        before = len(backwards)
-        while di < n and d[by_d[di]] >= c_top:
-            u = by_d[di]
-            di += 1
-            if not taken[u]:
-                taken[u] = True
-                backwards.append(u)
-        if len(backwards) > before:
-            continue
-        k = ci + 1
-        while k < n and taken[by_c[k]]:
-            k += 1
-        if k < n and d[top] < c[by_c[k]]:
-            return None
-        taken[top] = True
-        backwards.append(top)
-    backwards.reverse()
-    return backwards
-
-
-
-def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
-    """`propose`'s guess for the common case, cheaper and wrong more often (the caller checks
-    it, then asks `propose`): every value a string, no cas, no value put twice, and the
-    suffixes appended all begin with one character found nowhere else in them (Porcupine's
-    `"x 1 2 y"`), so that `str.split` cuts a value into them.
-
-    A block is the put whose value is the longest prefix of what a get read (or the initial
-    state). The longest value read in a block, cut after its head, gives its appends in
-    order; each get goes right after the append that ends where its value ends (a get whose
-    value ends inside a suffix is left out, and the order fails its check). The units
-    (the blocks, and each write no get read) are then ordered as in `propose`, the initial
-    state's block first. Plain loops, not pipelines of `map`: on slotted ops they are faster.
-    Values of the wrong type end it (TypeError)."""
-    if type(init) is not tuple or len(init) != 1:
-        return None
-    head0 = "" if init[0] is None else init[0]
-    appends: dict[str, int] = {}
-    again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
-    puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
-    values: dict[str, list[int]] = {}  # a value read -> the gets that read it
-    mark = None
-    try:
-        for j, o in enumerate(ops):
-            f = o.f
-            if f == "append":
-                s = o.input
-                if s in appends:
-                    again.setdefault(s, [appends[s]]).append(j)
-                else:
-                    appends[s] = j
-                    if mark is None:
-                        mark = s[:1]
-                    if s[:1] != mark or s.find(mark, 1) >= 0:
-                        return None  # not suffixes `str.split` can cut apart
-            elif f == "get" or f == "read":
-                out = o.output or ""  # (None: the initial state)
-                if out in values:
-                    values[out].append(j)
-                else:
-                    values[out] = [j]
-            elif (f == "put" or f == "write") and o.input not in puts:
-                puts[o.input] = j
-            else:
-                return None
-        if not appends or not mark:
-            return None
-
-        # The values read in each block.
-        members: dict[str, list[str]] = {}
-        if len(puts) == 1:
-            members[head0] = list(values)
-        else:
-            # a put's value first when it begins the value, longer values first (looked up
-            # at the lengths the puts have: a prefix test per put would be quadratic)
-            sizes = sorted({len(head) for head in puts if head is not head0}, reverse=True)
-            for out in values:
-                for size in sizes:
-                    head = out[:size]
-                    if head in puts and head != head0 and len(head) == size:
-                        break
-                else:
-                    head = head0
-                if head in members:
-                    members[head].append(out)
-                else:
-                    members[head] = [out]
-
-        # Each block: its appends in order, each followed by the gets of the value it leaves.
-        # An append placed leaves `unread`; a suffix appended more than once is placed first as
-        # its first append, then as the others in the order called.
-        unread = appends
-        copies = {s: iter(kin[1:]) for s, kin in again.items()}
-        take = unread.pop
-        runs: list[list[int]] = []
-        for head, read in members.items():
-            # the gets by the length of the value they read, and the longest value
-            by_size: dict[int, list[int]] = {}
-            longest, most = head, len(head)
-            for out in read:
-                size = len(out)
-                if size in by_size:
-                    return None  # two values of one length read in one block
-                by_size[size] = values[out]
-                if size > most:
-                    longest, most = out, size
-            if most == len(head):
-                cut = []  # (no append read in the block)
-            else:
-                cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
-                if cut[0]:
-                    return None  # not the block's head and appends after it
-                del cut[0]
-            p = puts[head]
-            run = [] if p < 0 else [p]
-            size = len(head)
-            got = by_size.get(size)
-            if got is not None:
-                run += got
-            for piece in cut:
-                j = take(piece, -1)
-                if j < 0:
-                    j = next(copies[piece], -1)  # (KeyError: no append of it, or read twice)
-                    if j < 0:
-                        return None  # a suffix read more often than appended
-                run.append(j)
-                size += len(piece)
-                got = by_size.get(size)
-                if got is not None:
-                    run += got
-            if p < 0:
-                runs.insert(0, run)
-            else:
-                runs.append(run)
-
-        # The writes no get read, each a unit.
-        free = list(unread.values())
-        for rest in copies.values():
-            free += rest
-        if len(puts) > len(members):
-            free += [j for head, j in puts.items() if j >= 0 and head not in members]
-        first = runs.pop(0) if head0 in members else []
-        if len(runs) + len(free) < 2:
-            return first + (runs[0] if runs else free)
-        c: list[Any] = []
-        d: list[Any] = []
-        for run in runs:
-            # the latest call: of the last op (ops come in the order called, as `pair` gives
-            # them; if not, the guess may be wrong and fail its check)
-            c.append(ops[max(run)].call)
-            earliest: Any = ops[run[0]].ret  # (an unknown outcome, None, ends it: TypeError)
-            for j in run:
-                ret = ops[j].ret
-                if ret < earliest:
-                    earliest = ret
-            d.append(earliest)
-        for j in sorted(free):
-            runs.append([j])
-            o = ops[j]
-            c.append(o.call)
-            d.append(o.ret)
-        order = units_in_order(c, d)
-        if order is None:
-            return None
-        for u in order:
-            first += runs[u]
-        return first
-    except (TypeError, KeyError, AttributeError):  # a value of the wrong type or unknown; a None
-        return None
-
-
-_SEP = "\0"  # a value holding it is cut wrong, and the guess fails its check

@@ -21,7 +21,8 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.kv_fast import by_offsets, propose
+from checkers.linearizability.kv_fast import propose
+from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.log_fast import check_log, commit_outcome
 from checkers.linearizability.register_fast import chains
 from checkers.linearizability.values import (

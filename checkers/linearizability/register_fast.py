@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.kv_fast import units_in_order
+from checkers.linearizability.units import units_in_order
 
 _INIT = -1  # the writer of the initial state
 _INF = float("inf")

@@ -17,7 +17,8 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from checkers.linearizability import KV, Op, Operation, check, pair, wgl, with_initial
-from checkers.linearizability.kv_fast import by_offsets, propose
+from checkers.linearizability.kv_fast import propose
+from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.parts import partition
 from checkers.linearizability.search import search
 from checkers.linearizability.values import kv_step
@@ -337,7 +338,7 @@ def _fits(order: list[int], c: list[int], d: list[int]) -> bool:
 def test_units_are_ordered_whenever_some_order_fits(units: list[tuple[int, int]]) -> None:
     from itertools import permutations
 
-    from checkers.linearizability.kv_fast import units_in_order
+    from checkers.linearizability.units import units_in_order
 
     c = [call for call, _ in units]
     d = [ret for _, ret in units]

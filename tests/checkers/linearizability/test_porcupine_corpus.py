@@ -12,7 +12,7 @@ import pytest
 
 from campaign.formats.history import read_history
 from checkers.linearizability import CAS_REGISTER, KV, check, pair, with_initial
-from checkers.linearizability.kv_fast import by_offsets
+from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.parts import partition
 from checkers.linearizability.witness import witnessed
 from tests.conftest import shared_path
