@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.layout import Layout
 from checkers.linearizability.model import SequentialModel
 
 FOREVER = float("inf")
@@ -254,3 +255,45 @@ class Producers:
 
 def never_leads(state: Any, target: Any) -> bool:
     return True
+
+
+class Pruning:
+    """Pruning by value (`Producers`), set up when first needed: a search starts it only once
+    it has made more configurations than it has ops (the masks cost more than they save
+    before). `dead(c, ...)`: op c, which does not fit, needs a state that no op left can
+    produce, nor lead to from here."""
+
+    def __init__(self, model: SequentialModel, lay: Layout, bits: list[int]) -> None:
+        self.after = len(lay.ops)
+        self.model, self.lay, self.bits = model, lay, bits
+        self.producers: Producers | None = None
+        self.doomed: list[int | None] = [None] * len(lay.ops)
+        self.free_info: dict[int, int] = {}
+
+    def dead(self, c: int, state: Any, base: int, rel: int, info_bits: int) -> bool:
+        producers = self.producers
+        if producers is None:
+            producers = self.producers = Producers(self.model, self.lay.ops, self.bits)
+        need = self.doomed[c]
+        if need is None:
+            need = self.doomed[c] = producers.of(c)
+        if need < 0:
+            return False
+        left = ~((rel << base) | ((1 << base) - 1)) | self._free(info_bits)
+        if need & left:
+            if producers.leads_to(state, producers.needed[c]):
+                return False
+            again = producers.restart[c]
+            if again == -2:
+                again = producers.restarts(c)
+            if again < 0 or again & left:
+                return False
+        return True
+
+    def _free(self, info_bits: int) -> int:
+        """The positions of the info ops not linearized."""
+        free = self.free_info.get(info_bits)
+        if free is None:
+            bits = self.bits
+            free = self.free_info[info_bits] = sum(bits[p] for k, p in enumerate(self.lay.info) if not info_bits >> k & 1)
+        return free

@@ -11,7 +11,7 @@ from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_
 from checkers.linearizability.history import Operation
 from checkers.linearizability.layout import MORE, Layout, bits_of
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.reductions import Producers, useful_info
+from checkers.linearizability.reductions import Pruning, useful_info
 from checkers.linearizability.verdict import PartitionResult
 
 _NO_CHAIN = object()
@@ -163,7 +163,7 @@ def _walk(
     chain: Any = _NO_CHAIN
     todo: Any = None  # None: a configuration just reached
     pos = o = 0
-    prune = _Pruning(model, lay, bits)
+    prune = Pruning(model, lay, bits)
     entries = visited = 0
     best_depth = furthest = -1
     countdown = SLICE
@@ -352,48 +352,6 @@ def _fitting_read(waiting: list[int], base: int, rel: int, hi: int, steps: list[
             return -1
         return i
     return -1
-
-
-class _Pruning:
-    """Pruning by value (`Producers`), set up when first needed: a search starts it only once
-    it has made more configurations than it has ops (the masks cost more than they save
-    before). `dead(c, ...)`: op c, which does not fit, needs a state that no op left can
-    produce, nor lead to from here."""
-
-    def __init__(self, model: SequentialModel, lay: Layout, bits: list[int]) -> None:
-        self.after = len(lay.ops)
-        self.model, self.lay, self.bits = model, lay, bits
-        self.producers: Producers | None = None
-        self.doomed: list[int | None] = [None] * len(lay.ops)
-        self.free_info: dict[int, int] = {}
-
-    def dead(self, c: int, state: Any, base: int, rel: int, info_bits: int) -> bool:
-        producers = self.producers
-        if producers is None:
-            producers = self.producers = Producers(self.model, self.lay.ops, self.bits)
-        need = self.doomed[c]
-        if need is None:
-            need = self.doomed[c] = producers.of(c)
-        if need < 0:
-            return False
-        left = ~((rel << base) | ((1 << base) - 1)) | self._free(info_bits)
-        if need & left:
-            if producers.leads_to(state, producers.needed[c]):
-                return False
-            again = producers.restart[c]
-            if again == -2:
-                again = producers.restarts(c)
-            if again < 0 or again & left:
-                return False
-        return True
-
-    def _free(self, info_bits: int) -> int:
-        """The positions of the info ops not linearized."""
-        free = self.free_info.get(info_bits)
-        if free is None:
-            bits = self.bits
-            free = self.free_info[info_bits] = sum(bits[p] for k, p in enumerate(self.lay.info) if not info_bits >> k & 1)
-        return free
 
 
 def found_order(
