@@ -101,9 +101,10 @@ def searching(
     every_op: tuple[Operation, ...],
     deepest: Deepest,
     leave_out: bool = True,
+    slice_size: int = SLICE,
 ) -> Search:
-    """The search of one part, as a generator: it yields its memo size every `SLICE` steps
-    and returns its `PartitionResult`. Info ops no linearization needs are left out first
+    """The search of one part, as a generator: it yields its memo size every `slice_size`
+    steps and returns its `PartitionResult`. Info ops no linearization needs are left out first
     (`useful_info`; `leave_out=False`: the caller has done it) and listed last."""
     ops = every_op
     useful = useful_info(model, ops) if leave_out else None
@@ -114,7 +115,7 @@ def searching(
     if not ops:
         return found_order(model, key, every_op, [], [], model.init, left_out, 0)
         yield 0  # unreachable: makes this function a generator
-    return (yield from _walk(model, key, every_op, Layout(model, ops), deepest, left_out))
+    return (yield from _walk(model, key, every_op, Layout(model, ops), deepest, left_out, slice_size))
 
 
 _FORCED = ("forced",)  # a configuration whose choice was a read that fits: nothing else to try
@@ -128,6 +129,7 @@ def _walk(
     lay: Layout,
     deepest: Deepest,
     left_out: list[Operation],
+    slice_size: int,
 ) -> Search:
     """The depth-first search over configurations (ops linearized, state), memoizing those
     that failed. One function, because it is the inner loop: locals are what CPython reads
@@ -166,7 +168,7 @@ def _walk(
     prune = Pruning(model, lay, bits)
     entries = visited = 0
     best_depth = furthest = -1
-    countdown = SLICE
+    countdown = slice_size
     deepest.op_of = lambda p: ops[p].id
     deepest_frames = deepest.frames = []
     low = 0  # frames below this depth are the same on the stack and in `deepest_frames`
@@ -174,7 +176,7 @@ def _walk(
     while True:
         countdown -= 1
         if not countdown:
-            countdown = SLICE
+            countdown = slice_size
             yield entries
         failing = -1
         if todo is None:

@@ -26,7 +26,7 @@ import gc
 import time
 from collections.abc import Hashable, Sequence
 
-from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE
+from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
 from checkers.linearizability.model import SequentialModel
@@ -44,7 +44,7 @@ from checkers.linearizability.verdict import (
 )
 from checkers.linearizability.witness import witness
 
-__all__ = ["DEFAULT_MAX_CACHE", "check", "check_operations", "merge_verdicts", "partition", "search"]
+__all__ = ["DEFAULT_MAX_CACHE", "SLICE", "check", "check_operations", "merge_verdicts", "partition", "search"]
 
 WITNESS_FROM = 12
 """Parts of fewer ops are searched at once: their search takes a few dozen steps, less than
@@ -160,7 +160,7 @@ class _Rounds:
                 return True
             return False
         self.deepest[i] = Deepest()
-        self.searches[i] = searching(model, key, ops, self.deepest[i])
+        self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=SLICE)
         self.sizes[i] = 0
         return False
 

@@ -11,7 +11,6 @@ from typing import Any
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-import checkers.linearizability.search as search_module
 from checkers.linearizability import (
     CAS_REGISTER,
     KV,
@@ -19,6 +18,7 @@ from checkers.linearizability import (
     REGISTER,
     check,
     pair,
+    wgl,
     with_initial,
 )
 from checkers.linearizability.evidence import as_info
@@ -194,7 +194,7 @@ def test_a_kv_append_that_the_read_misses_is_refuted() -> None:
 
 def test_a_search_cut_short_by_a_refutation_names_it_in_the_evidence(monkeypatch: object) -> None:
     # Every search pauses after one iteration, so the refutation runs before any ends.
-    monkeypatch.setattr(search_module, "SLICE", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
     history = (
         invoke(5, "write", 7, key="other"), ok(5, "write", 7, key="other"),
         *(Op(process=e.process, type=e.type, f=e.f, key="k", value=e.value) for e in _stale_read()),
@@ -210,7 +210,7 @@ def test_a_search_cut_short_by_a_refutation_names_it_in_the_evidence(monkeypatch
     assert evidence.window_minimal and {o.id for o in evidence.window} == {1, 2, 3}
     assert check(CAS_REGISTER, evidence.window_history, minimize=False).valid is False
     # without the pause the full search finds the same verdict
-    monkeypatch.setattr(search_module, "SLICE", 2048)  # type: ignore[attr-defined]
+    monkeypatch.setattr(wgl, "SLICE", 2048)  # type: ignore[attr-defined]
     assert check(CAS_REGISTER, history, minimize=False).valid is False
 
 
