@@ -75,7 +75,8 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             changers.append((o.call, o, result))
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
-    restarts: dict[Any, _Repairers] = {}
+    restarts: dict[Any, list[_Repairers]] = {}  # a needed state -> the repairers of each source
+    by_result: dict[Any, _Repairers] = {}  # a fixed result -> the ops producing it, indexed
     sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
@@ -87,15 +88,19 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
         if able is None:
             if sources is None:
                 sources = leading(model, fixed)
-            able = restarts[need] = _Repairers([r for state in sources(need) for r in fixed[state]])
-        if not able.can_repair(j, spoiler.call):
-            early = tuple(r for r in able.ops if r is not j and r.call <= j.ret)
+            able = restarts[need] = []
+            for state in sources(need):
+                if state not in by_result:
+                    by_result[state] = _Repairers(fixed[state])
+                able.append(by_result[state])
+        if not any(r.can_repair(j, spoiler.call) for r in able):
+            early = tuple(r for rs in able for r in rs.ops if r is not j and r.call <= j.ret)
             return (j, spoiler, *early)
     return None
 
 
 class _Repairers:
-    """The ops able to repair one state, by call, with the latest return among the first k:
+    """The ops producing one state, by call, with the latest return among the first k:
     is there one, not `j`, called before `j` returns and not returned before `after`? One
     bisection, not a pass over them all (many puts of one value make long lists)."""
 
