@@ -8,7 +8,13 @@ from attrs import evolve
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel, by_key
-from checkers.linearizability.verdict import LINEARIZABLE, LinearizabilityEvidence, Verdict
+from checkers.linearizability.verdict import (
+    LINEARIZABLE,
+    NOT_LINEARIZABLE,
+    LinearizabilityEvidence,
+    PartitionResult,
+    Verdict,
+)
 
 
 def partition(
@@ -41,10 +47,19 @@ def merge_verdicts(model: str, verdicts: Sequence[Verdict]) -> Verdict:
     lists every part's result, in the same order."""
     results = tuple(p for v in verdicts for p in v.evidence.partitions)
     bad = next((v for v in verdicts if v.valid is False), None)
-    if bad is not None:
-        return evolve(bad, evidence=evolve(bad.evidence, partitions=results))
-    evidence = LinearizabilityEvidence(model=model, partitions=results)
     unknown = next((v for v in verdicts if v.valid == "unknown"), None)
-    if unknown is not None:
-        return Verdict(valid="unknown", cause=unknown.cause, evidence=evidence)
+    return verdict_of(model, results, None if bad is None else bad.evidence,
+                      None if unknown is None else unknown.cause)
+
+
+def verdict_of(model: str, results: tuple[PartitionResult, ...], failure: LinearizabilityEvidence | None,
+               unknown_cause: str | None) -> Verdict:
+    """The history's verdict from its parts' `results` (in `partition`'s order): not
+    linearizable with the `failure`'s evidence (its part's key, failing op, window) if there is
+    one, else unknown for `unknown_cause` if a part is undecided, else linearizable."""
+    if failure is not None:
+        return Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evolve(failure, partitions=results))
+    evidence = LinearizabilityEvidence(model=model, partitions=results)
+    if unknown_cause is not None:
+        return Verdict(valid="unknown", cause=unknown_cause, evidence=evidence)
     return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)

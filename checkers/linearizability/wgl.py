@@ -30,19 +30,16 @@ from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.parts import merge_verdicts, partition
+from checkers.linearizability.parts import merge_verdicts, partition, verdict_of
 from checkers.linearizability.refute import refute
 from checkers.linearizability.search import Deepest, Search, search, searching
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
-    LINEARIZABLE,
-    NOT_LINEARIZABLE,
     TIMEOUT,
-    LinearizabilityEvidence,
     PartitionResult,
     Verdict,
 )
-from checkers.linearizability.witness import witness
+from checkers.linearizability.witness import in_sequence, witness
 
 __all__ = ["DEFAULT_MAX_CACHE", "SLICE", "check", "check_operations", "merge_verdicts", "partition", "search"]
 
@@ -93,12 +90,16 @@ def check_operations(
         parts = partition(model, operations)
         rounds = _Rounds(model, parts, deadline, max_cache)
         rounds.run()
-        verdicts = [rounds.verdict(i) for i in range(len(parts))]
+        got = rounds.results
+        results = tuple([got.get(i) or PartitionResult(key=k, operations=ops, valid="unknown")
+                         for i, (k, ops) in enumerate(parts)])
+        failure = None
         if rounds.failed is not None:
-            evidence = violation(model, rounds.results[rounds.failed], deadline=deadline, max_cache=max_cache,
-                                 minimize=minimize, minimize_budget=minimize_budget)
-            verdicts[rounds.failed] = Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
-        return merge_verdicts(model.name, verdicts)
+            failure = violation(model, results[rounds.failed], deadline=deadline, max_cache=max_cache,
+                                minimize=minimize, minimize_budget=minimize_budget)
+            results = results[: rounds.failed] + failure.partitions + results[rounds.failed + 1 :]
+        unknown = rounds.unknown_cause or (TIMEOUT if len(got) < len(parts) else None)
+        return verdict_of(model.name, results, failure, unknown)
     finally:
         if collecting:
             gc.enable()
@@ -145,6 +146,8 @@ class _Rounds:
             decided = model.fast_check(ops, model.init, key)
             if decided.valid == "unknown":
                 decided = None
+        elif (decided := in_sequence(model, key, ops)) is not None:
+            pass  # (a part of one client's ops, say: one order only)
         elif (model.witness is not None or model.quick_witness is not None) and len(ops) >= WITNESS_FROM:
             decided = witness(model, key, ops)
             if decided is None:
@@ -194,15 +197,3 @@ class _Rounds:
             self.unknown_cause = CACHE_LIMIT
             return True
         return False
-
-    def verdict(self, i: int) -> Verdict:
-        """Part i's own verdict (its evidence holds its result alone); a part never looked at
-        is unknown, for the bound that stopped the check."""
-        key, ops = self.parts[i]
-        result = self.results.get(i) or PartitionResult(key=key, operations=ops, valid="unknown")
-        evidence = LinearizabilityEvidence(model=self.model.name, partitions=(result,))
-        if result.valid is True:
-            return Verdict(valid=True, cause=LINEARIZABLE, evidence=evidence)
-        if result.valid is False:
-            return Verdict(valid=False, cause=NOT_LINEARIZABLE, evidence=evidence)
-        return Verdict(valid="unknown", cause=self.unknown_cause or TIMEOUT, evidence=evidence)

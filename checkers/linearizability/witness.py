@@ -1,13 +1,16 @@
 """Linearizations found without a search, and the check that makes them safe to use.
 
-`witness` asks the model's guesses (`quick_witness`, then `witness`: kv's read the order off
-the values) and `witnessed` checks a guess from scratch, so a wrong guess costs time, never a
-verdict. `in_call_order` is the cheapest witness of all, for shrinking trials.
+`witness` asks the model's guesses (`quick_witness`, then `witness`: kv's and the registers'
+read the order off the values) and `witnessed` checks a guess from scratch, so a wrong guess
+costs time, never a verdict. `in_sequence` shows a part whose ops follow one another (it has
+one order only) linearizable by stepping through it. `in_call_order` is the cheapest witness of
+all, for shrinking trials.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
@@ -113,3 +116,32 @@ def in_call_order(model: SequentialModel, ops: Sequence[Operation]) -> bool:
                 return False
         state = after
     return True
+
+
+def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
+    """The part shown linearizable, if its ops follow one another in real time (each called
+    after the one before returned, none of unknown outcome: one client's, say) and the model
+    accepts them in that order, their only one; else None (the search, or a refutation, then
+    shows a violation with its usual evidence)."""
+    ret: float = -FOREVER
+    for o in ops:
+        if o.ret is None or o.call <= ret:
+            return None
+        ret = o.ret
+    replay = model.replay
+    states: list[Any] | None
+    if replay is not None:
+        states = replay(model.init, ops)
+        if states is None:
+            return None
+    else:
+        step = model.step
+        state = model.init
+        states = []
+        for o in ops:
+            state = step(state, o)
+            if state is None:
+                return None
+            states.append(state)
+    return PartitionResult(key=key, operations=ops, valid=True, linearization=tuple([o.id for o in ops]),
+                           states=tuple(states), explored=0)
