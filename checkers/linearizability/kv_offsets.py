@@ -31,7 +31,6 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
     again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
     puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
     values: dict[str, list[int]] = {}  # a value read -> the gets that read it
-    mark = None
     try:
         for j, o in enumerate(ops):
             f = o.f
@@ -41,10 +40,6 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                     again.setdefault(s, [appends[s]]).append(j)
                 else:
                     appends[s] = j
-                    if mark is None:
-                        mark = s[:1]
-                    if s[:1] != mark or s.find(mark, 1) >= 0:
-                        return None  # not suffixes `str.split` can cut apart
             elif f == "get" or f == "read":
                 out = o.output or ""  # (None: the initial state)
                 if out in values:
@@ -55,7 +50,14 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 puts[o.input] = j
             else:
                 return None
-        if not appends or not mark:
+        if not appends:
+            return None
+        # every suffix begins with the mark and holds no other: `str.split` can cut them apart
+        # (counted over all of them at once: a test per suffix costs a quarter of the guess)
+        mark = next(iter(appends))[:1]
+        if not mark or "".join(appends).count(mark) != len(appends):
+            return None
+        if ("\0" + "\0".join(appends)).count("\0" + mark) != len(appends):
             return None
 
         # The values read in each block.
@@ -63,16 +65,25 @@ def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
         if len(puts) == 1:
             members[head0] = list(values)
         else:
-            # a put's value first when it begins the value, longer values first (looked up
-            # at the lengths the puts have: a prefix test per put would be quadratic)
-            sizes = sorted({len(head) for head in puts if head is not head0}, reverse=True)
+            # a put's value first when it begins the value, longer values first (with many
+            # puts, looked up at the lengths they have: a prefix test per put is quadratic)
+            heads = sorted(puts, key=len, reverse=True)
+            heads.remove(head0)
+            sizes = sorted({len(head) for head in heads}, reverse=True) if len(heads) > 8 else []
             for out in values:
-                for size in sizes:
-                    head = out[:size]
-                    if head in puts and head != head0 and len(head) == size:
-                        break
+                if sizes:
+                    for size in sizes:
+                        head = out[:size]
+                        if len(head) == size and head in puts and head != head0:
+                            break
+                    else:
+                        head = head0
                 else:
-                    head = head0
+                    for head in heads:
+                        if out.startswith(head):
+                            break
+                    else:
+                        head = head0
                 if head in members:
                     members[head].append(out)
                 else:
