@@ -8,27 +8,33 @@ writes one JSONL history per family, size, client count and verdict wanted
 `compare_porcupine.py --families` checks the same histories with Porcupine side by side.
 
 The families (issue 24), each from a small simulation of clients against a store, with
-operations that take effect at one instant inside their interval:
+operations that take effect at one instant inside their interval. A client calls its next
+operation a short think time after the last returned; latencies vary threefold, and one
+operation in twenty is four times slower, so intervals overlap unevenly (with 10 clients about
+eight operations are in flight at a time, with 50 about forty):
 
 - `kv-random`: get/put/append on 8 keys; values and suffixes are random opaque strings (no
   separator, no shared first character, no prefix structure).
 - `kv-hot`: the same, with nine operations in ten on one key.
 - `kv-reuse`: appends of one or two characters from "abc" (and puts of such strings), so
   suffixes reuse characters and values repeat.
-- `cas-register`: one register, read/write/cas, writes of unique values, a cas expecting a
-  value its client read lately; about 3% of the writes and cas crash (unknown outcome: took
-  effect or not), and their clients go on under a new process id.
+- `cas-register`: one register, read/write/cas, writes of unique values, a cas expecting the
+  value its client read last; one write or cas in 200 crashes (unknown outcome: took effect or
+  not, even odds), and its client goes on under a new process id.
 - `replicated-register` and `replicated-kv`: a leader and two followers; writes are applied by
   the leader, acknowledged once one follower has them, and shipped to each follower after its
-  own lag; some writes time out (applied or not). In the linearizable version every read is
+  own lag; one write in 300 times out (lost on its way or applied, even odds). In the linearizable version every read is
   served by the leader; in the other a tenth of the reads go to a follower, which may not
   have applied a write already acknowledged: a real stale-replica race, not a planted value.
 
-"Not linearizable" for the first four: one anomaly planted late in the history (past 60% of
-it): a read returning the value its key had before a write that returned before the read was
-called (the kv families), or a second successful cas from the same expected value (the
-register). A planted anomaly is a violation whenever no other operation could have brought
-the old value back, which unique random values make nearly certain; the checkers decide.
+"Not linearizable" for the first four: the same history as the linearizable one, with one
+anomaly planted late in it (past 60%): a read returning the value its key had before a write
+that returned before the read was called, the writer of that older value having returned
+before the write was called (the kv families), or a failed cas turned into a second successful
+one from a value already swapped away (the register). A planted anomaly is a violation
+whenever no other operation could have brought the old value back, which unique values make
+nearly certain (not so with `kv-reuse`'s); the checkers decide, and a "bad" history may turn
+out linearizable (both checkers then say so).
 """
 
 from __future__ import annotations
