@@ -109,6 +109,7 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         del suffixes[s]  # (an append of a suffix appended again is looked up in `again`)
     usual = len(next(iter(suffixes or again))) if strings else 0  # Porcupine's: "x 1 2 y"
     lengths: list[int] = []  # every suffix length, `usual` first (when first needed)
+    ascending: list[int] = []  # the same, shortest first (when first needed)
 
     def all_lengths() -> list[int]:
         if not lengths:
@@ -141,9 +142,11 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     def options(value: str, at: int, deadline: float, after: float) -> list[tuple[int, int]]:
         """The appends not placed yet, called by `deadline` and not returned before `after`
         (the call of the write they follow), whose suffix starts at value[at:], with its
-        length: shortest last, so the parse tries longer pieces first."""
+        length, shortest first: the parse takes them from the end, longer pieces first."""
         found = []
-        for length in lengths or all_lengths():
+        if not ascending:
+            ascending.extend(sorted(lengths or all_lengths()))
+        for length in ascending:
             s = value[at : at + length]
             w = find(s, -1)
             if w >= 0:
@@ -156,7 +159,6 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 w = pick(kin, deadline)
                 if w >= 0:
                     found.append((w, length))
-        found.sort(key=lambda option: option[1])
         return found
 
     def open_block(p: int, tip: Any) -> int:
