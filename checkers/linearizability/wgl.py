@@ -119,6 +119,8 @@ class _Rounds:
         self.sizes: dict[int, int] = {}
         self.deepest: dict[int, Deepest] = {}
         self.refuted: set[int] = set()  # parts `refute` was asked of already
+        self.quick = True  # ask the model's quick guess (until it makes none for two parts running)
+        self.quick_misses = 0
 
     def run(self) -> None:
         """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
@@ -149,7 +151,10 @@ class _Rounds:
         elif (decided := in_sequence(model, key, ops)) is not None:
             pass  # (a part of one client's ops, say: one order only)
         elif (model.witness is not None or model.quick_witness is not None) and len(ops) >= WITNESS_FROM:
-            decided = witness(model, key, ops)
+            decided, guessed = witness(model, key, ops, quick=self.quick)
+            self.quick_misses = 0 if guessed else self.quick_misses + 1
+            if self.quick_misses >= 2:
+                self.quick = False  # (two parts running whose values it cannot read: not again)
             if decided is None:
                 # what spoils a guess is most often a stale read: shown without a search
                 self.refuted.add(i)

@@ -18,16 +18,21 @@ from checkers.linearizability.reductions import FOREVER
 from checkers.linearizability.verdict import PartitionResult
 
 
-def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
+def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+            quick: bool = True) -> tuple[PartitionResult | None, bool]:
     """The part shown linearizable by one of the model's guesses at a linearization
-    (`quick_witness`, then `witness`), each checked by `witnessed`; or None."""
-    for guess in (model.quick_witness, model.witness):
+    (`quick_witness` unless not `quick`, then `witness`), each checked by `witnessed`, or None;
+    and whether the quick guess made one (a history whose values it cannot cut is not asked
+    again for its other parts)."""
+    guessed = False
+    for guess in (model.quick_witness if quick else None, model.witness):
         order = None if guess is None else guess(ops, model.init)
         if order is not None:
+            guessed = guessed or guess is model.quick_witness
             shown = witnessed(model, key, ops, order)
             if shown is not None:
-                return shown
-    return None
+                return shown, guessed
+    return None, guessed
 
 
 def witnessed(
