@@ -1,14 +1,26 @@
 """Side by side with Porcupine, in one session on one machine (not part of the test suite).
 
     .venv/bin/python benchmarks/compare_porcupine.py --porcupine DIR [--corpus DIR] [--rounds N]
+    .venv/bin/python benchmarks/compare_porcupine.py --porcupine DIR --families [--rounds N] [--timeout S]
 
 DIR is a checkout of github.com/anishathalye/porcupine (its `test_data/` is the corpus; nothing
-of it is kept here). Each round runs Porcupine's own Go benchmarks (`go test -bench`, with
-GOMAXPROCS=2 as on this machine and again with `-cpu 1`, since Porcupine checks the kv keys in
-parallel and we do not) and then `bench_linearizability.py --json`, so both see the same load.
-Prints a table of medians over the rounds and one JSON line with every round's figures. Our
-figures time Porcupine's work (checking events already matched call to return); the "from
-events" column also times pairing them (bench_linearizability.py says why).
+of it is kept here).
+
+Porcupine's corpus (the default): each round runs Porcupine's own Go benchmarks (`go test
+-bench`, with GOMAXPROCS=2 as on this machine and again with `-cpu 1`, since Porcupine checks
+the kv keys in parallel and we do not) and then `bench_linearizability.py --json`, so both see
+the same load. Prints a table of medians over the rounds and one JSON line with every round's
+figures. Our figures time Porcupine's work (checking events already matched call to return);
+the "from events" column also times pairing them (bench_linearizability.py says why).
+
+`--families`: the histories of `history_families.py` (every family, `--sizes`, `--clients`,
+linearizable and not, `--seed`), checked by Porcupine through a small Go program against its
+public API (`porcupine_driver.py`, built in a temporary folder) and by us
+(`check_operations`, no evidence), each in its own process, each history as many times as
+fill `--min-time` seconds, with the same time limit (`--timeout`; past it the verdict is
+"unknown" and the time counts as the limit). Rounds alternate which side goes first. Prints
+every history's verdicts and median times, the median ratio ours/Porcupine per family and
+size, the histories Porcupine decides and we do not, and one JSON line with every round.
 """
 
 from __future__ import annotations
@@ -20,10 +32,18 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import history_families  # noqa: E402
+import porcupine_driver  # noqa: E402
+
 KV_NAMES = {
     "Kv1ClientOk": "c01-ok", "Kv1ClientBad": "c01-bad", "Kv10ClientsOk": "c10-ok",
     "Kv10ClientsBad": "c10-bad", "Kv50ClientsOk": "c50-ok", "Kv50ClientsBad": "c50-bad",
@@ -59,6 +79,110 @@ def ours(corpus: Path, repeat: int, benchtime: float) -> dict[str, object]:
     return result
 
 
+def run_ours(timeout: float, spend: float, files: list[Path]) -> None:
+    """`--run-ours`: our side of `--families`, in a process of its own (as Porcupine's is):
+    each history checked as many times as fill `spend` seconds, one JSON line per history."""
+    from campaign.formats.history import read_history
+    from checkers.linearizability import MODELS, check_operations, pair
+
+    for path in files:
+        name = path.stem
+        family = next(f for f in history_families.FAMILIES if name.startswith(f + "-"))
+        model = MODELS[history_families.MODEL[family]]
+        operations = pair(read_history(path).ops)  # (outside the timer: Porcupine's parsing is too)
+        runs = 0
+        start = time.perf_counter()
+        while True:
+            verdict = check_operations(model, operations, deadline=time.monotonic() + timeout, minimize=False)
+            runs += 1
+            if verdict.valid == "unknown" or time.perf_counter() - start >= spend:
+                break
+        seconds = (time.perf_counter() - start) / runs
+        result = {True: "ok", False: "illegal", "unknown": "unknown"}[verdict.valid]
+        print(json.dumps({"name": name, "result": result, "cause": verdict.cause, "seconds": seconds,
+                          "runs": runs}), flush=True)
+
+
+def families(args: argparse.Namespace) -> None:
+    """`--families`: write the histories, build the driver, run the rounds, print the tables."""
+    with tempfile.TemporaryDirectory(prefix="tcmcheck-porcupine-") as tmp:
+        folder = Path(tmp)
+        exe = porcupine_driver.build(args.porcupine, folder)
+        ours_files, porc_files, names = [], [], []
+        from checkers.linearizability import pair
+
+        for name, model, history in history_families.suite(tuple(args.sizes), tuple(args.clients), args.seed):
+            jsonl = folder / f"{name}.jsonl"
+            jsonl.write_text("".join(json.dumps(history_families.event_json(e)) + "\n" for e in history),
+                             encoding="utf-8")
+            porc = folder / f"{name}.json"
+            porc.write_text(json.dumps(porcupine_driver.events(name, model, pair(history))), encoding="utf-8")
+            ours_files.append(jsonl)
+            porc_files.append(porc)
+            names.append(name)
+        rounds: list[dict[str, Any]] = []
+        for r in range(args.rounds):
+            load = [os.getloadavg()[0]]
+            figures: dict[str, Any] = {}
+            for side in (("ours", "porcupine") if r % 2 == 0 else ("porcupine", "ours")):
+                if side == "ours":
+                    cmd = [sys.executable, str(Path(__file__).resolve()), "--run-ours", str(args.timeout),
+                           str(args.min_time), *map(str, ours_files)]
+                    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+                    figures["ours"] = {row["name"]: row for row in map(json.loads, out.splitlines())}
+                else:
+                    figures["porcupine"] = porcupine_driver.run(exe, porc_files, args.timeout, args.min_time)
+            load.append(os.getloadavg()[0])
+            figures["load_average"] = [round(x, 2) for x in load]
+            rounds.append(figures)
+            print(f"round {r + 1}: load average (1 min) {load[0]:.2f} -> {load[1]:.2f}", flush=True)
+    report(names, rounds, args.timeout)
+
+
+def _seconds(row: dict[str, Any], timeout: float) -> float:
+    """A side that did not decide took at least the time limit."""
+    return timeout if row["result"] == "unknown" else float(row["seconds"])
+
+
+def report(names: list[str], rounds: list[dict[str, Any]], timeout: float) -> None:
+    """Every history, then the median ratio per family and size, then the acceptance lines."""
+    print("| history | ours | Porcupine | ours (ms) | Porcupine (ms) | ratio |")
+    print("|---|---|---|---|---|---|")
+    ratios: dict[tuple[str, int], list[float]] = {}
+    missed, differ = [], []
+    for name in names:
+        ours = [r["ours"][name] for r in rounds]
+        porc = [r["porcupine"][name] for r in rounds]
+        a = statistics.median(_seconds(x, timeout) for x in ours)
+        b = statistics.median(_seconds(x, timeout) for x in porc)
+        verdict_a = statistics.mode(x["result"] for x in ours)
+        verdict_b = statistics.mode(x["result"] for x in porc)
+        both_unknown = verdict_a == verdict_b == "unknown"
+        ratio = 1.0 if both_unknown else a / b
+        family = next(f for f in history_families.FAMILIES if name.startswith(f + "-"))
+        size = int(name[len(family) + 1 :].split("-")[0])
+        ratios.setdefault((family, size), []).append(ratio)
+        if verdict_b != "unknown" and any(x["result"] == "unknown" for x in ours):
+            missed.append(name)
+        if "unknown" not in (verdict_a, verdict_b) and verdict_a != verdict_b:
+            differ.append(name)
+        mark = " (both at the limit)" if both_unknown else ""
+        print(f"| {name} | {verdict_a} | {verdict_b} | {a * 1000:.1f} | {b * 1000:.1f} | {ratio:.2f}{mark} |")
+    print()
+    print("| family | " + " | ".join(str(s) for s in sorted({s for _, s in ratios})) + " |")
+    sizes = sorted({s for _, s in ratios})
+    print("|---|" + "---|" * len(sizes))
+    for family in history_families.FAMILIES:
+        cells = [f"{statistics.median(ratios[(family, s)]):.2f}" if (family, s) in ratios else "" for s in sizes]
+        print(f"| {family} | " + " | ".join(cells) + " |")
+    worst = max(statistics.median(v) for v in ratios.values())
+    print()
+    print(f"worst median ratio per family and size: {worst:.2f}")
+    print(f"decided by Porcupine, unknown for us (any round): {missed or 'none'}")
+    print(f"verdicts that differ: {differ or 'none'}")
+    print(json.dumps(rounds))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--porcupine", type=Path, required=True, help="a Porcupine checkout")
@@ -66,9 +190,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--benchtime", default="1s", help="Go's -benchtime (seconds, e.g. 0.3s); ours averages as long")
+    parser.add_argument("--families", action="store_true", help="the histories of history_families.py instead")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(history_families.SIZES))
+    parser.add_argument("--clients", type=int, nargs="+", default=list(history_families.CLIENTS))
+    parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per check, both sides (--families)")
+    parser.add_argument("--min-time", type=float, default=0.2,
+                        help="seconds of repeated checks each figure averages (--families)")
+    if len(sys.argv) > 1 and sys.argv[1] == "--run-ours":
+        run_ours(float(sys.argv[2]), float(sys.argv[3]), [Path(p) for p in sys.argv[4:]])
+        return
     args = parser.parse_args()
     if not (args.porcupine / "porcupine_test.go").is_file():
         parser.error(f"{args.porcupine} is not a Porcupine checkout (no porcupine_test.go)")
+    if args.families:
+        families(args)
+        return
     corpus = args.corpus or args.porcupine / "test_data"
     rounds: list[dict[str, Any]] = []
     loads: list[float] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from checkers.linearizability.bounds import BYTES_PER_ENTRY, DEFAULT_MAX_CACHE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.verdict import CACHE_LIMIT, TIMEOUT, Verdict
@@ -57,7 +58,14 @@ def explain(
         }.get(verdict.cause, verdict.cause)
         done = sum(1 for p in parts if p.valid is True)
         lines.append(f"Unknown: {why} before a verdict ({done} of {len(parts)} parts linearizable,")
-        lines.append("none shown not linearizable). Raise --timeout, or check fewer operations.")
+        if verdict.cause == CACHE_LIMIT:
+            lines.append(
+                "none shown not linearizable). Raise --max-states (memo entries, about "
+                f"{BYTES_PER_ENTRY} bytes each; the default, {DEFAULT_MAX_CACHE:,}, is a quarter "
+                "of this machine's memory) if there is memory to spare, or check fewer operations."
+            )
+        else:
+            lines.append("none shown not linearizable). Raise --timeout, or check fewer operations.")
         for p in parts:
             if p.valid == "unknown" and p.linearization:
                 key = "" if p.key is None else f" of key {p.key!r}"

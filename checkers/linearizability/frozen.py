@@ -39,12 +39,12 @@ class FrozenMap(Mapping[str, Any]):
         return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.items_) + "}"
 
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def freeze(value: Any) -> Any:
     """A hashable copy of a JSON-like value (lists become tuples, objects `FrozenMap`s)."""
-    if type(value) in _SCALARS:
+    if type(value) in SCALARS:
         return value
     if isinstance(value, FrozenMap):
         return value

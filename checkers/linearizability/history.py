@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from checkers.linearizability.frozen import _SCALARS, freeze
+from checkers.linearizability.frozen import SCALARS, freeze
 
 EventType = Literal["invoke", "ok", "fail", "info"]
 EVENT_TYPES: frozenset[str] = frozenset({"invoke", "ok", "fail", "info"})
@@ -126,7 +126,7 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
         done.append((ci, call, None, None))
     done.sort(key=lambda d: d[0])
     operations = []
-    scalar = _SCALARS
+    scalar = SCALARS
     for n, (ci, call, comp, ri) in enumerate(done):
         value = call.value
         if type(value) not in scalar:

@@ -1,7 +1,7 @@
 """A linearization of a kv (or register) part read off its values: a guess, checked by the caller.
 
-Two guesses: `by_offsets`, cheap, for the common case (string values whose suffixes share a
-first character, as Porcupine's do), asked first; `propose`, for the rest.
+Two guesses: `kv_offsets.by_offsets`, cheap, for the common case (string values whose suffixes
+share a first character, as Porcupine's do), asked first; `propose`, for the rest.
 
 The checker validates what `propose` returns (`wgl._witnessed`: every op once, real time kept,
 every output the model's) and searches when it returns None or the order fails, so a mistake
@@ -42,6 +42,7 @@ from operator import attrgetter, not_
 from typing import Any
 
 from checkers.linearizability.history import Operation
+from checkers.linearizability.units import units_in_order
 
 _READS = frozenset({"get", "read"})
 _PUTS = frozenset({"put", "write"})
@@ -53,7 +54,12 @@ _RET = attrgetter("ret")
 
 def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     """A candidate linearization of one part: the positions in `ops` of all its ops, once
-    each, in order; or None."""
+    each, in order; or None.
+
+    One function, with short nested helpers (`pick`, `options`, `open_block`, `extend`,
+    `heads_in`, `locate`): they all read and grow the same dozen structures (the blocks, their
+    tips, appends placed...), which closures reach faster than a class's attributes in this
+    per-op work, and which would otherwise be passed around whole."""
     if type(init) is not tuple or len(init) != 1:
         return None
     init_value = init[0]
@@ -96,26 +102,32 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         return None  # appends make strings of states: keep to strings (and null, as "")
     elif "" in suffixes or set(map(type, suffixes)) != {str}:
         return None
+    repeated = sum(len(kin) for kin in again.values()) + sum(len(kin) for kin in more.values())
+    if repeated > 16 and 4 * repeated > len(suffixes) + len(puts) + repeated:
+        return None  # values written again and again: choosing among alike writers is a search
     for s in again:
         del suffixes[s]  # (an append of a suffix appended again is looked up in `again`)
     usual = len(next(iter(suffixes or again))) if strings else 0  # Porcupine's: "x 1 2 y"
     lengths: list[int] = []  # every suffix length, `usual` first (when first needed)
+    ascending: list[int] = []  # the same, shortest first (when first needed)
 
     def all_lengths() -> list[int]:
         if not lengths:
             lengths.extend(sorted(set(map(len, suffixes)).union(map(len, again)), key=usual.__ne__))
         return lengths
 
-    # Blocks, as found: block b starts with heads[b] (a put's index, or _INIT), then the
+    # Blocks, as found: block b starts with first_of[b] (a put's index, or _INIT), then the
     # appends tokens[b]; readers[b][k] are the gets of the state after its k-th write (0: the
     # head), ends[b] maps the length of that state to k (string states), and tips[b] is the
     # longest state read in it so far.
-    heads = [_INIT]
+    first_of = [_INIT]  # block -> its put (op index), or _INIT
     tips: list[Any] = ["" if init_value is None and strings else init_value]
     tokens: list[list[int]] = [[]]
     readers: list[dict[int, list[int]]] = [{}]
     ends: list[dict[int, int]] = [{len(tips[0]): 0} if strings else {}]
     head_of: dict[int, int] = {}  # a put heading a block -> the block
+    blocks_of: dict[Any, list[int]] = {}  # a value put -> the blocks it heads
+    put_sizes: list[int] = []  # the lengths of the string values put, longest first (when asked)
     find = suffixes.get
 
     def pick(kin: list[int], deadline: float) -> int:
@@ -127,39 +139,65 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                 best, best_call = w, c
         return best
 
-    def token(value: str, at: int, deadline: float) -> tuple[int, int]:
-        """The append whose suffix starts at value[at:], and the suffix's length; (-1, 0)."""
-        for length in lengths or all_lengths():
+    def options(value: str, at: int, deadline: float, after: float) -> list[tuple[int, int]]:
+        """The appends not placed yet, called by `deadline` and not returned before `after`
+        (the call of the write they follow), whose suffix starts at value[at:], with its
+        length, shortest first: the parse takes them from the end, longer pieces first."""
+        found = []
+        if not ascending:
+            ascending.extend(sorted(lengths or all_lengths()))
+        for length in ascending:
             s = value[at : at + length]
             w = find(s, -1)
             if w >= 0:
-                return (w, length) if not placed[w] and ops[w].call <= deadline else (-1, 0)
+                o = ops[w]
+                if not placed[w] and o.call <= deadline and (o.ret is None or o.ret >= after):
+                    found.append((w, length))
+                continue
             kin = again.get(s)
             if kin is not None:
-                return pick(kin, deadline), length
-        return -1, 0
+                w = pick(kin, deadline)
+                if w >= 0:
+                    found.append((w, length))
+        return found
 
     def open_block(p: int, tip: Any) -> int:
         placed[p] = True
-        heads.append(p)
+        first_of.append(p)
+        blocks_of.setdefault(ops[p].input, []).append(len(first_of) - 1)
         tips.append(tip)
         tokens.append([])
         readers.append({})
         ends.append({len(tip): 0} if strings else {})
-        b = head_of[p] = len(heads) - 1
+        b = head_of[p] = len(first_of) - 1
         return b
 
     def extend(b: int, value: str, at: int, deadline: float) -> int:
-        """Parse value[at:] into appends after block b's tip; the place reached, or -1."""
+        """Parse value[at:] into appends after block b's tip; the place reached, or -1. A
+        piece that leads nowhere is taken back and the next one tried, within a budget of
+        steps (suffixes that share characters can be cut in many ways)."""
         end = len(value)
         line, reach = tokens[b], ends[b]
         start = len(line)
+        head_call = -_INF if first_of[b] < 0 else ops[first_of[b]].call
+        # per piece placed, and for the place reached: (place, other pieces there; None: the
+        # usual length was tried alone, the others are asked for if it fails)
+        tried: list[tuple[int, list[tuple[int, int]] | None]] = []
+        budget = 4 * (end - at) + 16
         while at < end:
             w = find(value[at : at + usual], -1)
-            length = usual
-            if w < 0 or ops[w].call > deadline:
-                w, length = token(value, at, deadline)
-                if w < 0:  # undo
+            here: list[tuple[int, int]] | None
+            after = ops[line[-1]].call if line else head_call
+            if w >= 0 and not placed[w] and ops[w].call <= deadline and not (ops[w].ret or after) < after:
+                here = [(w, usual)]
+                tried.append((at, None))
+            else:
+                here = options(value, at, deadline, after)
+                tried.append((at, here))
+            while not here:  # nothing fits here: take the last piece back
+                tried.pop()
+                budget -= 1
+                if not tried or budget < 0:
                     for w in line[start:]:
                         placed[w] = False
                     del line[start:]
@@ -167,6 +205,17 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
                     for at in [at for at in reach if at > tip]:
                         del reach[at]
                     return -1
+                w = line.pop()
+                placed[w] = False
+                del reach[at]
+                at, here = tried[-1]
+                if here is None:
+                    placed[w] = True
+                    after = ops[line[-1]].call if line else head_call
+                    here = [option for option in options(value, at, deadline, after) if option[0] != w]
+                    placed[w] = False
+                    tried[-1] = (at, here)
+            w, length = here.pop()
             placed[w] = True
             line.append(w)
             at += length
@@ -174,11 +223,18 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
         tips[b] = value
         return len(line)
 
+    def heads_in(value: str) -> list[str]:
+        """The values put that begin `value`, longest first (looked up at the lengths put)."""
+        if not put_sizes:
+            put_sizes.extend(sorted({len(v) for v in puts if type(v) is str}, reverse=True) or [-1])
+        return [value[:n] for n in put_sizes if 0 <= n <= len(value) and value[:n] in puts]
+
     def locate(value: Any, deadline: float) -> tuple[int, int]:
         """Block and place of the state `value`, found among or added to the blocks; or
         (-1, -1). Tried in turn: the block of the last value read, if the value extends its
         tip; the block whose tip it extends (the longest tip, the later block on a tie); a
-        block with a state it reads; a new block: a put's value, then appends."""
+        block with a state it reads; a new block: a put's value, then appends. Only the
+        initial state's block and those of the puts that begin the value can hold it."""
         if value == init_value:
             return 0, 0
         if not strings or type(value) is not str:
@@ -190,37 +246,49 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
             k = extend(b, value, len(tip), deadline)
             if k >= 0:
                 return b, k
+        heads = heads_in(value)
+        near = [0]
+        for head in heads:
+            near += blocks_of.get(head, ())
         b, best = -1, -1
-        for c, tip in enumerate(tips):
+        for c in sorted(near):
+            tip = tips[c]
             t = len(tip)
             if best <= t < size and value.startswith(tip):
                 b, best = c, t
+        # a put not heading a block yet that begins the value further in than any tip: its
+        # own block (the longest such put, called by the deadline)
+        for head in heads:
+            if len(head) <= best:
+                break
+            kin = more.get(head)
+            w = pick(kin, deadline) if kin is not None else puts[head]
+            if w >= 0 and not placed[w] and ops[w].call <= deadline:
+                fresh = open_block(w, head)
+                k = extend(fresh, value, len(head), deadline) if len(head) < size else 0
+                if k >= 0:
+                    return fresh, k
+                break
         if b >= 0 and b != last:
             k = extend(b, value, best, deadline)
             if k >= 0:
                 return b, k
-        for b, tip in enumerate(tips):
+        for b in sorted(near):
+            tip = tips[b]
             if len(tip) > size and tip.startswith(value):
                 k = ends[b].get(size, -1)
-                if k > 0 or k == 0 and value == (init_value if heads[b] < 0 else ops[heads[b]].input):
+                if k > 0 or k == 0 and value == (init_value if first_of[b] < 0 else ops[first_of[b]].input):
                     return b, k
         # a new block: of the puts not yet heading one, called before `deadline`, whose value
         # begins this one, the longest (values put more than once: the one called last)
-        p, end = -1, -1
-        for head, w in puts.items():
-            if type(head) is str and len(head) > end and value.startswith(head):
-                kin = more.get(head)
-                if kin is not None:
-                    w = pick(kin, deadline)
-                elif placed[w] or ops[w].call > deadline:
-                    w = -1
-                if w >= 0:
-                    p, end = w, len(head)
-        if p < 0:
-            return -1, -1
-        b = open_block(p, value[:end])
-        k = extend(b, value, end, deadline)
-        return (b, k) if k >= 0 else (-1, -1)
+        for head in heads:
+            kin = more.get(head)
+            w = pick(kin, deadline) if kin is not None else puts[head]
+            if w >= 0 and not placed[w] and ops[w].call <= deadline:
+                b = open_block(w, head)
+                k = extend(b, value, len(head), deadline)
+                return (b, k) if k >= 0 else (-1, -1)
+        return -1, -1
 
     last = 0  # the block of the last value placed
     try:
@@ -282,7 +350,7 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     d: list[float] = []
     units: list[list[int]] = []
     first: list[int] = []
-    for b, head in enumerate(heads):
+    for b, head in enumerate(first_of):
         got = readers[b]
         line = tokens[b]
         block = [] if head < 0 else [head]
@@ -316,198 +384,3 @@ def propose(ops: Sequence[Operation], init: Any) -> list[int] | None:
     elif n:
         first += units[0]
     return first
-
-
-def units_in_order(c: Sequence[float], d: Sequence[float]) -> list[int] | None:
-    """An order of units (latest call `c`, earliest return `d` of each) in which each may come
-    after every one before it (`c` of those <= its `d`), front to back; None if there is none.
-
-    From the back: while some unit's `d` reaches the largest `c` left, it goes last; else the
-    unit of the largest `c` does if its `d` reaches the next."""
-    n = len(c)
-    if n == 2:
-        return [0, 1] if c[0] <= d[1] else [1, 0] if c[1] <= d[0] else None
-    # most often the units in the order of their latest calls will do
-    order = sorted(range(n), key=c.__getitem__)
-    for k in range(1, n):
-        if d[order[k]] < c[order[k - 1]]:
-            break
-    else:
-        return order
-    by_c = sorted(range(n), key=c.__getitem__, reverse=True)
-    by_d = sorted(range(n), key=d.__getitem__, reverse=True)
-    taken = [False] * n
-    backwards: list[int] = []
-    ci = di = 0
-    while len(backwards) < n:
-        while taken[by_c[ci]]:
-            ci += 1
-        top = by_c[ci]
-        c_top = c[top]
-        before = len(backwards)
-        while di < n and d[by_d[di]] >= c_top:
-            u = by_d[di]
-            di += 1
-            if not taken[u]:
-                taken[u] = True
-                backwards.append(u)
-        if len(backwards) > before:
-            continue
-        k = ci + 1
-        while k < n and taken[by_c[k]]:
-            k += 1
-        if k < n and d[top] < c[by_c[k]]:
-            return None
-        taken[top] = True
-        backwards.append(top)
-    backwards.reverse()
-    return backwards
-
-
-
-def by_offsets(ops: Sequence[Operation], init: Any) -> list[int] | None:
-    """`propose`'s guess for the common case, cheaper and wrong more often (the caller checks
-    it, then asks `propose`): every value a string, no cas, no value put twice, and the
-    suffixes appended all begin with one character found nowhere else in them (Porcupine's
-    `"x 1 2 y"`), so that `str.split` cuts a value into them.
-
-    A block is the put whose value is the longest prefix of what a get read (or the initial
-    state). The longest value read in a block, cut after its head, gives its appends in
-    order; each get goes right after the append that ends where its value ends (a get whose
-    value ends inside a suffix is left out, and the order fails its check). The units
-    (the blocks, and each write no get read) are then ordered as in `propose`, the initial
-    state's block first. Plain loops, not pipelines of `map`: on slotted ops they are faster.
-    Values of the wrong type end it (TypeError)."""
-    if type(init) is not tuple or len(init) != 1:
-        return None
-    head0 = "" if init[0] is None else init[0]
-    appends: dict[str, int] = {}
-    again: dict[str, list[int]] = {}  # a suffix appended more than once: all its appends
-    puts: dict[str, int] = {head0: -1}  # block heads, the initial state's first
-    values: dict[str, list[int]] = {}  # a value read -> the gets that read it
-    try:
-        for j, o in enumerate(ops):
-            f = o.f
-            if f == "append":
-                s = o.input
-                if s in appends:
-                    again.setdefault(s, [appends[s]]).append(j)
-                else:
-                    appends[s] = j
-            elif f == "get" or f == "read":
-                out = o.output or ""  # (None: the initial state)
-                if out in values:
-                    values[out].append(j)
-                else:
-                    values[out] = [j]
-            elif (f == "put" or f == "write") and o.input not in puts:
-                puts[o.input] = j
-            else:
-                return None
-        if not appends:
-            return None
-        mark = next(iter(appends))[:1]
-
-        # The values read in each block.
-        members: dict[str, list[str]] = {}
-        if len(puts) == 1:
-            members[head0] = list(values)
-        else:
-            # a put's value first when it begins the value, longer values first
-            heads = sorted(puts, key=len, reverse=True)
-            heads.remove(head0)
-            for out in values:
-                for head in heads:
-                    if out.startswith(head):
-                        break
-                else:
-                    head = head0
-                if head in members:
-                    members[head].append(out)
-                else:
-                    members[head] = [out]
-
-        # Each block: its appends in order, each followed by the gets of the value it leaves.
-        # An append placed leaves `unread`; a suffix appended more than once is placed first as
-        # its first append, then as the others in the order called.
-        unread = appends
-        copies = {s: iter(kin[1:]) for s, kin in again.items()}
-        take = unread.pop
-        runs: list[list[int]] = []
-        for head, read in members.items():
-            # the gets by the length of the value they read, and the longest value
-            by_size: dict[int, list[int]] = {}
-            longest, most = head, len(head)
-            for out in read:
-                size = len(out)
-                if size in by_size:
-                    return None  # two values of one length read in one block
-                by_size[size] = values[out]
-                if size > most:
-                    longest, most = out, size
-            if most == len(head):
-                cut = []  # (no append read in the block)
-            else:
-                cut = longest[len(head) :].replace(mark, _SEP + mark).split(_SEP)
-                if cut[0]:
-                    return None  # not the block's head and appends after it
-                del cut[0]
-            p = puts[head]
-            run = [] if p < 0 else [p]
-            size = len(head)
-            got = by_size.get(size)
-            if got is not None:
-                run += got
-            for piece in cut:
-                j = take(piece, -1)
-                if j < 0:
-                    j = next(copies[piece], -1)  # (KeyError: no append of it, or read twice)
-                    if j < 0:
-                        return None  # a suffix read more often than appended
-                run.append(j)
-                size += len(piece)
-                got = by_size.get(size)
-                if got is not None:
-                    run += got
-            if p < 0:
-                runs.insert(0, run)
-            else:
-                runs.append(run)
-
-        # The writes no get read, each a unit.
-        free = list(unread.values())
-        for rest in copies.values():
-            free += rest
-        if len(puts) > len(members):
-            free += [j for head, j in puts.items() if j >= 0 and head not in members]
-        first = runs.pop(0) if head0 in members else []
-        if len(runs) + len(free) < 2:
-            return first + (runs[0] if runs else free)
-        c: list[Any] = []
-        d: list[Any] = []
-        for run in runs:
-            # the latest call: of the last op (ops come in the order called, as `pair` gives
-            # them; if not, the guess may be wrong and fail its check)
-            c.append(ops[max(run)].call)
-            earliest: Any = ops[run[0]].ret  # (an unknown outcome, None, ends it: TypeError)
-            for j in run:
-                ret = ops[j].ret
-                if ret < earliest:
-                    earliest = ret
-            d.append(earliest)
-        for j in sorted(free):
-            runs.append([j])
-            o = ops[j]
-            c.append(o.call)
-            d.append(o.ret)
-        order = units_in_order(c, d)
-        if order is None:
-            return None
-        for u in order:
-            first += runs[u]
-        return first
-    except (TypeError, KeyError, AttributeError):  # a value of the wrong type or unknown; a None
-        return None
-
-
-_SEP = "\0"  # a value holding it is cut wrong, and the guess fails its check

@@ -15,14 +15,33 @@ initial value (Porcupine's kv histories start every key at "", ours at null).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from attrs import evolve, field, frozen
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.kv_fast import by_offsets, propose
+from checkers.linearizability.kv_fast import propose
+from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.log_fast import check_log, commit_outcome
+from checkers.linearizability.register_fast import chains
+from checkers.linearizability.values import (
+    cas_replay,
+    cas_step,
+    compiler,
+    effect_needs,
+    kv_leading,
+    kv_leads_to,
+    kv_may_lead,
+    kv_replay,
+    kv_step,
+    needs,
+    produces,
+    reaches,
+    register_replay,
+    register_step,
+    value_state,
+)
 from checkers.linearizability.verdict import PartitionResult
 
 State = Hashable
@@ -33,7 +52,7 @@ def _no_partition(op: Operation) -> Hashable:
     return None
 
 
-def _by_key(op: Operation) -> Hashable:
+def by_key(op: Operation) -> Hashable:
     return op.key
 
 
@@ -70,7 +89,7 @@ class SequentialModel:
     - `effect_needs(op)`: optional, with `needs` and `produces`: the one state in which `op`
       has its effect (a cas: its expected value), None if it has it in every state (a write).
       With it, an info op whose effect no op can use is left out of the search (see
-      `wgl._useful_info`): on histories with many timed-out writes of unread values, most.
+      `reductions.useful_info`): on histories with many timed-out writes of unread values, most.
     - `may_lead(op, target)`: optional, for an op whose result depends on the state (kv's
       append, which must accept every state): False only if no state it leaves can lead to
       `target` (`leads_to`). With it, `refute` finds stale reads without a search, and info
@@ -79,10 +98,15 @@ class SequentialModel:
       state (kv's append): False only if the ops whose result depends on the state can never
       turn `state` into `target` (appending to "ab" never gives "ac"). Then a needed state is
       also out of reach when the state cannot lead to it and no op left produces one that can.
+    - `leading(states)`: optional, with `leads_to`: a lookup `target -> [those of states that
+      may lead to target]`, the same answers as asking `leads_to` of each state but without
+      asking each one (kv: the target's prefixes of the lengths present). The checks that
+      look for the ops able to repair a needed state use it, so they stay near-linear.
     - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
-      never a verdict (kv's: `kv_fast.propose`, exact when written values are unique).
+      never a verdict (kv's: `kv_fast.propose`, registers': `register_fast.chains`; both
+      exact when written values are unique).
     - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
       `witness` (kv's: `kv_fast.by_offsets`).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
@@ -104,6 +128,7 @@ class SequentialModel:
     reaches: Callable[[Operation, Any], bool] | None = None
     produces: Callable[[Operation], Any] | None = None
     leads_to: Callable[[Any, Any], bool] | None = None
+    leading: Callable[[Iterable[Any]], Callable[[Any], list[Any]]] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
     witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
@@ -121,170 +146,40 @@ class SequentialModel:
 # --- registers -------------------------------------------------------------------------------
 
 
-def _value_state(state: Any) -> str:
-    return repr(state[0])
-
-
-def _register_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
-    f = op.f
-    if f == "read":
-        if op.ret is None or op.output == state[0]:
-            return state
-        return None
-    if f == "write":
-        return (op.input,)
-    return None
-
-
-def _cas_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
-    f = op.f
-    if f == "cas":
-        expected, new = op.input
-        # A cas with ok output swapped; an info cas swaps iff it is linearized where the value
-        # is `expected` (elsewhere it would have returned false: no effect).
-        if state[0] == expected:
-            return (new,)
-        return state if op.ret is None else None
-    return _register_step(state, op)
-
-
-def _same(state: Any) -> Any:
-    return state
-
-
-def _compile_read(op: Operation) -> Callable[[Any], Any]:
-    if op.ret is None:
-        return _same
-    expected = op.output
-    return lambda s: s if s[0] == expected else None
-
-
-def _compile_write(op: Operation) -> Callable[[Any], Any]:
-    new = (op.input,)
-    return lambda s: new
-
-
-def _compile_cas(op: Operation) -> Callable[[Any], Any]:
-    expected, value = op.input
-    new = (value,)
-    if op.ret is None:
-        return lambda s: new if s[0] == expected else s
-    return lambda s: new if s[0] == expected else None
-
-
-def _compile_append(op: Operation) -> Callable[[Any], Any]:
-    suffix = op.input
-    return lambda s: (("" if s[0] is None else s[0]) + suffix,)
-
-
-def _never(state: Any) -> Any:
-    return None
-
-
-def _needs(op: Operation) -> tuple[Any] | None:
-    """The state an ok read or ok cas must see (registers and kv)."""
-    if op.ret is None:
-        return None
-    if op.f in ("read", "get"):
-        return (op.output,)
-    if op.f == "cas":
-        return (op.input[0],)
-    return None
-
-
-def _reaches(op: Operation, state: Any) -> bool:
-    """May `op` turn a state other than `state` into `state`? (registers and kv)"""
-    f = op.f
-    if f in ("write", "put"):
-        return bool(state == (op.input,))
-    if f == "cas":
-        return bool(state == (op.input[1],))
-    if f == "append":
-        # current + suffix == state: only a non-empty suffix changes the state
-        value = state[0]
-        return bool(op.input) and isinstance(value, str) and value.endswith(op.input)
-    return False  # reads change nothing
-
-
-def _produces(op: Operation) -> tuple[Any] | None:
-    """The state a write or cas leaves, whatever the state before (registers and kv)."""
-    if op.f in ("write", "put"):
-        return (op.input,)
-    if op.f == "cas":
-        return (op.input[1],)
-    return None
-
-
-def _kv_may_lead(op: Operation, target: Any) -> bool:
-    """Can a state an append leaves lead to `target`? Only if its suffix occurs in it."""
-    value = target[0]
-    return op.f != "append" or (isinstance(value, str) and isinstance(op.input, str) and op.input in value)
-
-
-def _effect_needs(op: Operation) -> tuple[Any] | None:
-    """The state a cas needs to swap, ok or not (registers and kv); a write swaps in any."""
-    if op.f == "cas":
-        return (op.input[0],)
-    return None
-
-
-def _kv_leads_to(state: Any, target: Any) -> bool:
-    """May appends alone turn `state` into `target`? (kv: only if it is a prefix of it)"""
-    current, value = state[0], target[0]
-    if not isinstance(value, str):
-        return bool(current == value)
-    if current is None:
-        return True
-    return isinstance(current, str) and value.startswith(current)
-
-
-_COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
-    "read": _compile_read,
-    "get": _compile_read,
-    "write": _compile_write,
-    "put": _compile_write,
-    "cas": _compile_cas,
-    "append": _compile_append,
-}
-
-
-def _compiler(functions: frozenset[str]) -> Callable[[Operation], Callable[[Any], Any]]:
-    def compile_op(op: Operation) -> Callable[[Any], Any]:
-        make = _COMPILERS.get(op.f) if op.f in functions else None
-        return _never if make is None else make(op)
-
-    return compile_op
-
 
 REGISTER = SequentialModel(
     name="register",
     init=(None,),
-    step=_register_step,
-    partition=_by_key,
-    describe_state=_value_state,
+    step=register_step,
+    partition=by_key,
+    describe_state=value_state,
     functions=frozenset({"read", "write"}),
-    compile_op=_compiler(frozenset({"read", "write"})),
+    compile_op=compiler(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
-    needs=_needs,
-    produces=_produces,
-    reaches=_reaches,
-    effect_needs=_effect_needs,
+    needs=needs,
+    produces=produces,
+    reaches=reaches,
+    effect_needs=effect_needs,
+    witness=chains,
+    replay=register_replay,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
 
 CAS_REGISTER = SequentialModel(
     name="cas-register",
     init=(None,),
-    step=_cas_step,
-    partition=_by_key,
-    describe_state=_value_state,
+    step=cas_step,
+    partition=by_key,
+    describe_state=value_state,
     functions=frozenset({"read", "write", "cas"}),
-    compile_op=_compiler(frozenset({"read", "write", "cas"})),
+    compile_op=compiler(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
-    needs=_needs,
-    produces=_produces,
-    reaches=_reaches,
-    effect_needs=_effect_needs,
+    needs=needs,
+    produces=produces,
+    reaches=reaches,
+    effect_needs=effect_needs,
+    witness=chains,
+    replay=cas_replay,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
 
@@ -292,68 +187,28 @@ CAS_REGISTER = SequentialModel(
 # --- key-value map ---------------------------------------------------------------------------
 
 
-def _kv_step(state: tuple[Any], op: Operation) -> tuple[Any] | None:
-    f = op.f
-    if f in ("read", "get"):
-        if op.ret is None or op.output == state[0]:
-            return state
-        return None
-    if f in ("write", "put"):
-        return (op.input,)
-    if f == "append":
-        current = state[0]
-        return (("" if current is None else current) + op.input,)
-    if f == "cas":
-        return _cas_step(state, op)
-    return None
-
-
-def _kv_replay(state: tuple[Any], ops: Sequence[Operation]) -> list[tuple[Any]] | None:
-    """`_kv_step` folded over `ops`: the state after each, or None where one is refused."""
-    states: list[tuple[Any]] = []
-    add = states.append
-    value = state[0]
-    for op in ops:
-        f = op.f
-        if f == "append":
-            if value is None:
-                value = ""
-            value += op.input
-            state = (value,)
-        elif f == "get" or f == "read":
-            if op.ret is not None and not op.output == value:  # noqa: SIM201 (step compares with ==)
-                return None
-        elif f == "put" or f == "write":
-            value = op.input
-            state = (value,)
-        else:
-            after = _kv_step(state, op)
-            if after is None:
-                return None
-            state = after
-            value = state[0]
-        add(state)
-    return states
+# --- key-value map ---------------------------------------------------------------------------
 
 
 KV = SequentialModel(
     name="kv",
     init=(None,),
-    step=_kv_step,
-    partition=_by_key,
-    describe_state=_value_state,
+    step=kv_step,
+    partition=by_key,
+    describe_state=value_state,
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
-    compile_op=_compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
+    compile_op=compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
-    needs=_needs,
-    produces=_produces,
-    reaches=_reaches,
-    leads_to=_kv_leads_to,
-    effect_needs=_effect_needs,
-    may_lead=_kv_may_lead,
+    needs=needs,
+    produces=produces,
+    reaches=reaches,
+    leads_to=kv_leads_to,
+    leading=kv_leading,
+    effect_needs=effect_needs,
+    may_lead=kv_may_lead,
     witness=propose,
     quick_witness=by_offsets,
-    replay=_kv_replay,
+    replay=kv_replay,
 )
 """A map of independent keys, partitioned per key, so a state is one key's value.
 
@@ -410,3 +265,4 @@ def with_initial(model: SequentialModel, value: Any) -> SequentialModel:
     if model.name == "log":
         return evolve(model, init=int(value))
     return evolve(model, init=(value,))
+

@@ -25,6 +25,7 @@ from typing import Any
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.reductions import leading
 
 SCAN = 256
 """Ops looked at, going back from each op, for one that spoils its state: keeps refuting near
@@ -74,7 +75,9 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             changers.append((o.call, o, result))
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
-    restarts: dict[Any, list[Operation]] = {}
+    restarts: dict[Any, list[_Repairers]] = {}  # a needed state -> the repairers of each source
+    by_result: dict[Any, _Repairers] = {}  # a fixed result -> the ops producing it, indexed
+    sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
@@ -83,13 +86,43 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             continue
         able = restarts.get(need)
         if able is None:
-            able = restarts[need] = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
-        after = spoiler.call
-        ret = j.ret
-        if not any(r is not j and r.call <= ret and (r.ret is None or r.ret >= after) for r in able):
-            early = tuple(r for r in able if r is not j and r.call <= ret)
+            if sources is None:
+                sources = leading(model, fixed)
+            able = restarts[need] = []
+            for state in sources(need):
+                if state not in by_result:
+                    by_result[state] = _Repairers(fixed[state])
+                able.append(by_result[state])
+        if not any(r.can_repair(j, spoiler.call) for r in able):
+            early = tuple(r for rs in able for r in rs.ops if r is not j and r.call <= j.ret)
             return (j, spoiler, *early)
     return None
+
+
+class _Repairers:
+    """The ops producing one state, by call, with the latest return among the first k:
+    is there one, not `j`, called before `j` returns and not returned before `after`? One
+    bisection, not a pass over them all (many puts of one value make long lists)."""
+
+    def __init__(self, ops: list[Operation]) -> None:
+        self.ops = sorted(ops, key=lambda r: r.call)
+        self.calls = [r.call for r in self.ops]
+        self.latest: list[float] = []
+        top = -_FOREVER
+        for r in self.ops:
+            ret = _FOREVER if r.ret is None else r.ret
+            if ret > top:
+                top = ret
+            self.latest.append(top)
+        self.members = {id(r) for r in self.ops}
+
+    def can_repair(self, j: Operation, after: float) -> bool:
+        ret = j.ret
+        assert ret is not None  # (asked of ok ops only)
+        if id(j) in self.members:  # (j itself does not count: look at the others one by one)
+            return any(r is not j and r.call <= ret and (r.ret is None or r.ret >= after) for r in self.ops)
+        k = bisect_right(self.calls, ret)
+        return k > 0 and self.latest[k - 1] >= after
 
 
 def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
@@ -135,6 +168,7 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
     intervals: dict[Any, list[tuple[int, int, Operation]]] = {}  # state -> (spoiler's call, j's return, j)
+    sources: Callable[[Any], list[Any]] | None = None
     for j in ops:
         if j.ret is None or (need := needs(j)) is None:
             continue
@@ -142,10 +176,9 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
         if p is not None:
             intervals.setdefault(need, []).append((p.call, j.ret, j))
     for need, spans in intervals.items():
-        if model.leads_to is None:  # only the ops producing the state itself repair it
-            repairers = list(fixed.get(need, ()))
-        else:
-            repairers = [r for state, rs in fixed.items() if leads(state, need) for r in rs]
+        if sources is None:
+            sources = leading(model, fixed)  # (only the ops producing the state itself, without leads_to)
+        repairers = [r for state in sources(need) for r in fixed[state]]
         # one need no repairer can serve (`refute`'s case): the latest return among the
         # repairers called before j returns comes before the spoiler was called
         repairers.sort(key=lambda r: r.call)

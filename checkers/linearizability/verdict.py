@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from checkers.linearizability.history import Op, Operation
+from checkers.linearizability.history import Op, Operation, unpair
 
 Validity = bool | Literal["unknown"]
 
@@ -71,8 +71,13 @@ class LinearizabilityEvidence:
     longest_prefix: tuple[Operation, ...] = ()
     prefix_states: tuple[Any, ...] = ()
     window: tuple[Operation, ...] = ()
-    window_history: tuple[Op, ...] = ()
     window_minimal: bool = False
+
+    @property
+    def window_history(self) -> tuple[Op, ...]:
+        """The window's events, printable as JSONL (made when asked: a window that was not
+        shrunk is the whole part)."""
+        return unpair(self.window)
 
 
 @frozen(kw_only=True)

@@ -111,3 +111,16 @@ def test_crowded_histories_with_timeouts_match_brute_force(case: tuple) -> None:
     reductions for those (dominance, twins, chains) and its pruning by value keep the verdict."""
     name, history = case
     _agree(name, history)
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda m: st.tuples(st.just(m), histories(m, max_ops=10, processes=1))))
+def test_one_clients_history_is_decided_by_stepping_through_it(case: tuple) -> None:
+    """Ops that follow one another have one order only: a linearizable part is shown so
+    without a search (`witness.in_sequence`), and the verdict is brute force's."""
+    model_name, history = case
+    _agree(model_name, history)
+    verdict = check(MODELS[model_name], history, minimize=False)
+    if verdict.valid is True:
+        assert all(p.explored == 0 for p in verdict.evidence.partitions if all(o.ret is not None for o in p.operations))

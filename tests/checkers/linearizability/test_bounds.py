@@ -78,3 +78,71 @@ def test_an_unfinished_search_still_shows_how_far_it_got() -> None:
     [part] = verdict.evidence.partitions
     assert part.valid == "unknown" and len(part.linearization) > 0
     assert "deepest partial linearization" in explain(verdict)
+
+
+def _families() -> object:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "history_families.py"
+    spec = importlib.util.spec_from_file_location("history_families", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _decided_cases() -> list[tuple[str, tuple[Op, ...]]]:
+    """Histories that need some search (histories unlike Porcupine's, linearizable and not,
+    and the hard register history), small enough to decide in well under a second."""
+    families = _families()
+    cases = [(f"hard register {n}", hard_history(n)) for n in (6, 8)]
+    for family in ("kv-reuse", "cas-register", "replicated-register"):
+        for linearizable in (True, False):
+            history = families.generate(family, 300, 10, linearizable, 7)  # type: ignore[attr-defined]
+            cases.append((f"{family} {'ok' if linearizable else 'bad'}", history))
+    return cases
+
+
+def test_the_verdict_does_not_depend_on_the_time_limit_when_both_runs_decide() -> None:
+    """Same history, same verdict: a time limit may turn it into "unknown", never into the
+    other decided verdict (the order of the work depends on the history, not the clock)."""
+    from checkers.linearizability import CAS_REGISTER, KV
+
+    decided = undecided = 0
+    for name, history in _decided_cases():
+        model = KV if name.startswith("kv") else REGISTER if name.startswith("hard") else CAS_REGISTER
+        reference = check(model, history, minimize=False)
+        assert reference.valid != "unknown", name
+        for seconds in (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 0.1):
+            verdict = check(model, history, deadline=time.monotonic() + seconds, minimize=False)
+            if verdict.valid == "unknown":
+                undecided += 1
+                assert verdict.cause == TIMEOUT
+            else:
+                decided += 1
+                assert (verdict.valid, verdict.cause) == (reference.valid, reference.cause), (name, seconds)
+    assert decided and undecided  # (both kinds of run were compared)
+
+
+def test_the_verdict_does_not_depend_on_the_memo_limit_when_both_runs_decide() -> None:
+    decided = undecided = 0
+    for writers in (6, 8, 10):
+        history = hard_history(writers)
+        reference = check(REGISTER, history, minimize=False)
+        for cap in (1, 10, 100, 1_000, 10_000):
+            verdict = check(REGISTER, history, max_cache=cap, minimize=False)
+            if verdict.valid == "unknown":
+                undecided += 1
+                assert verdict.cause == CACHE_LIMIT
+            else:
+                decided += 1
+                assert verdict.valid is reference.valid
+    assert decided and undecided
+
+
+def test_a_full_memo_says_how_to_raise_the_limit() -> None:
+    from checkers.linearizability import explain
+
+    verdict = check(REGISTER, hard_history(), max_cache=5_000)
+    assert "--max-states" in explain(verdict)

@@ -1,4 +1,4 @@
-"""The kv witness (`kv_fast.propose`, checked by `wgl._witnessed`) never changes a verdict.
+"""The kv witness (`kv_fast.propose`, checked by `witness.witnessed`) never changes a verdict.
 
 The witness is a guess read off the values; the checker accepts it only after checking it
 from scratch (every op once, real time, the model's outputs), and searches otherwise. These
@@ -17,9 +17,12 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from checkers.linearizability import KV, Op, Operation, check, pair, wgl, with_initial
-from checkers.linearizability.kv_fast import by_offsets, propose
-from checkers.linearizability.model import _kv_step
-from checkers.linearizability.wgl import _witnessed, partition, search
+from checkers.linearizability.kv_fast import propose
+from checkers.linearizability.kv_offsets import by_offsets
+from checkers.linearizability.parts import partition
+from checkers.linearizability.search import search
+from checkers.linearizability.values import kv_step
+from checkers.linearizability.witness import witnessed
 from tests.checkers.linearizability.test_against_brute_force import _replays
 
 
@@ -124,7 +127,7 @@ def test_a_witness_is_accepted_only_for_a_linearizable_part(case: tuple[tuple[Op
     model = with_initial(KV, init)
     for key, ops in partition(model, pair(history)):
         order = guess(ops, model.init)
-        if order is not None and _witnessed(model, key, ops, order) is not None:
+        if order is not None and witnessed(model, key, ops, order) is not None:
             assert search(_without_witness(model), ops, key=key).valid is True
 
 
@@ -139,7 +142,7 @@ def test_unique_values_need_no_search(case: tuple[tuple[Op, ...], Any]) -> None:
         if search(_without_witness(model), ops, key=key).valid is True:
             order = propose(ops, model.init)
             assert order is not None
-            assert _witnessed(model, key, ops, order) is not None
+            assert witnessed(model, key, ops, order) is not None
 
 
 @settings(max_examples=60)
@@ -154,7 +157,7 @@ def test_unique_values_with_appends_are_witnessed_by_offsets(case: tuple[tuple[O
         if marked and search(_without_witness(model), ops, key=key).valid is True:
             order = by_offsets(ops, model.init)
             assert order is not None
-            assert _witnessed(model, key, ops, order) is not None
+            assert witnessed(model, key, ops, order) is not None
 
 
 @pytest.mark.slow
@@ -192,7 +195,7 @@ MODEL = with_initial(KV, "")
 
 
 def test_a_linearization_is_accepted_with_its_states() -> None:
-    shown = _witnessed(MODEL, "k", OPS, [0, 2, 1])
+    shown = witnessed(MODEL, "k", OPS, [0, 2, 1])
     assert shown is not None and shown.valid is True
     assert shown.linearization == (0, 2, 1) and shown.states == (("a",), ("a",), ("ab",))
 
@@ -207,21 +210,21 @@ def test_an_order_against_real_time_is_rejected_though_the_model_accepts_it() ->
     )
     state: Any = MODEL.init
     for o in (ops[1], ops[0], ops[2]):
-        state = _kv_step(state, o)
+        state = kv_step(state, o)
         assert state is not None
-    assert _witnessed(MODEL, "k", ops, [1, 0, 2]) is None
+    assert witnessed(MODEL, "k", ops, [1, 0, 2]) is None
 
 
 def test_an_order_the_model_rejects_is_rejected_though_real_time_allows_it() -> None:
     # the get of "a" after both appends: calls in order, so real time allows it
-    assert _witnessed(MODEL, "k", OPS, [0, 1, 2]) is None
+    assert witnessed(MODEL, "k", OPS, [0, 1, 2]) is None
 
 
 def test_an_order_missing_or_repeating_an_op_is_rejected() -> None:
-    assert _witnessed(MODEL, "k", OPS, [0, 2]) is None
-    assert _witnessed(MODEL, "k", OPS, [0, 2, 2]) is None
-    assert _witnessed(MODEL, "k", OPS, [0, 2, 1, 1]) is None
-    assert _witnessed(MODEL, "k", OPS, [0, 2, 3]) is None
+    assert witnessed(MODEL, "k", OPS, [0, 2]) is None
+    assert witnessed(MODEL, "k", OPS, [0, 2, 2]) is None
+    assert witnessed(MODEL, "k", OPS, [0, 2, 1, 1]) is None
+    assert witnessed(MODEL, "k", OPS, [0, 2, 3]) is None
 
 
 def test_a_wrong_guess_is_searched_and_the_verdict_kept() -> None:
@@ -240,7 +243,7 @@ def test_a_wrong_guess_is_searched_and_the_verdict_kept() -> None:
     )
     ops = pair(history)
     order = propose(ops, MODEL.init)
-    assert order is not None and _witnessed(MODEL, "k", ops, order) is None
+    assert order is not None and witnessed(MODEL, "k", ops, order) is None
     model = evolve(MODEL, quick_witness=None)  # (whose guess is right here)
     with _even_for_small_parts():
         verdict = check(model, history)
@@ -289,7 +292,7 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
     states: list[Any] = []
     try:
         for o in ops:
-            state = _kv_step(state, o)
+            state = kv_step(state, o)
             if state is None:
                 break
             states.append(state)
@@ -335,7 +338,7 @@ def _fits(order: list[int], c: list[int], d: list[int]) -> bool:
 def test_units_are_ordered_whenever_some_order_fits(units: list[tuple[int, int]]) -> None:
     from itertools import permutations
 
-    from checkers.linearizability.kv_fast import units_in_order
+    from checkers.linearizability.units import units_in_order
 
     c = [call for call, _ in units]
     d = [ret for _, ret in units]

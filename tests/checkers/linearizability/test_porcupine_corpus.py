@@ -12,8 +12,9 @@ import pytest
 
 from campaign.formats.history import read_history
 from checkers.linearizability import CAS_REGISTER, KV, check, pair, with_initial
-from checkers.linearizability.kv_fast import by_offsets
-from checkers.linearizability.wgl import _witnessed, partition
+from checkers.linearizability.kv_offsets import by_offsets
+from checkers.linearizability.parts import partition
+from checkers.linearizability.witness import witnessed
 from tests.conftest import shared_path
 
 _ROW = re.compile(r"^\|\s*`(?P<path>(?:jepsen|kv)/[^`]+)`\s*\|(?P<rest>.*)$")
@@ -89,7 +90,7 @@ def test_every_key_of_c10_ok_is_witnessed_by_the_quick_guess(corpus: Path) -> No
     model = with_initial(KV, "")
     for key, ops in partition(model, pair(read_history(corpus / "kv" / "c10-ok.txt").ops)):
         order = by_offsets(ops, model.init)
-        assert order is not None and _witnessed(model, key, ops, order) is not None, key
+        assert order is not None and witnessed(model, key, ops, order) is not None, key
 
 
 @pytest.mark.slow

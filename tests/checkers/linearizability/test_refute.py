@@ -1,7 +1,7 @@
 """Refuting without a search, and leaving out timed-out ops nothing observes: both keep verdicts.
 
 `refute` names ops that cannot be linearized together (a stale read); the checker uses it to
-end a long search early, to answer shrinking trials and to pick the window. `_useful_info`
+end a long search early, to answer shrinking trials and to pick the window. `useful_info`
 leaves out of a search the timed-out ops no op can observe."""
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ from checkers.linearizability import (
     wgl,
     with_initial,
 )
+from checkers.linearizability.evidence import as_info
 from checkers.linearizability.history import Op, info, invoke, ok
+from checkers.linearizability.parts import partition
+from checkers.linearizability.reductions import useful_info
 from checkers.linearizability.refute import refute, refute_by_count
-from checkers.linearizability.wgl import _as_info, _in_call_order, _useful_info, partition
+from checkers.linearizability.witness import in_call_order
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
 
@@ -42,13 +45,13 @@ def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(ca
         note(f"refuted by {[o.id for o in shown_by]}")
         assert brute_force_operations(model, ops) is False
         ids = {o.id for o in shown_by}
-        relaxed = [o if o.id in ids else _as_info(o) for o in ops if o.id in ids or o.f not in model.read_only]
+        relaxed = [o if o.id in ids else as_info(o) for o in ops if o.id in ids or o.f not in model.read_only]
         assert brute_force_operations(model, relaxed) is False
 
 
 def _relaxed(model: Any, ops: list[Any], relax: set[int]) -> list[Any]:
     """`ops` with the ids in `relax` turned to unknown outcome (reads of those dropped)."""
-    return [_as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
+    return [as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
 
 
 @settings(max_examples=300)
@@ -76,25 +79,25 @@ def test_a_trial_passed_in_call_order_is_linearizable(case: tuple, relax: set[in
     model = MODELS[name]
     for _key, ops in partition(model, pair(history)):
         trial = _relaxed(model, ops, relax)
-        if _in_call_order(model, trial):
+        if in_call_order(model, trial):
             assert brute_force_operations(model, trial) is True
 
 
-def test_a_timed_out_write_placed_before_the_read_that_needs_it_passes_in_call_order() -> None:
+def test_a_timed_out_write_placed_before_the_read_that_needs_it_passesin_call_order() -> None:
     history = (
         invoke(9, "write", 3),
         invoke(0, "write", 5), ok(0, "write", 5),
         invoke(1, "read"), ok(1, "read", 3),
         info(9, "write"),
     )
-    assert _in_call_order(REGISTER, pair(history))
+    assert in_call_order(REGISTER, pair(history))
     # called only after the read returned, it cannot be placed before it
     late = (
         invoke(0, "write", 5), ok(0, "write", 5),
         invoke(1, "read"), ok(1, "read", 3),
         invoke(9, "write", 3), info(9, "write"),
     )
-    assert not _in_call_order(REGISTER, pair(late))
+    assert not in_call_order(REGISTER, pair(late))
 
 
 def _read_twice_after_other_writes(timed_out_writes_of_3: int) -> tuple[Op, ...]:
@@ -144,7 +147,7 @@ def test_leaving_out_unobserved_timed_out_ops_keeps_the_verdict(case: tuple) -> 
     name, history = case
     model = MODELS[name]
     for _key, ops in partition(model, pair(history)):
-        useful = _useful_info(model, ops)
+        useful = useful_info(model, ops)
         if useful is None:
             continue
         kept = [o for o, u in zip(ops, useful, strict=True) if u]
@@ -218,7 +221,7 @@ def test_a_timed_out_write_nobody_reads_is_left_out_but_still_listed() -> None:
         invoke(2, "read"), ok(2, "read", 1),
     )
     ops = pair(history)
-    assert _useful_info(REGISTER, ops) == [False, True, True]
+    assert useful_info(REGISTER, ops) == [False, True, True]
     verdict = check(REGISTER, history)
     assert verdict.valid is True
     part = verdict.evidence.partitions[0]

@@ -1,0 +1,152 @@
+"""Linearizations found without a search, and the check that makes them safe to use.
+
+`witness` asks the model's guesses (`quick_witness`, then `witness`: kv's and the registers'
+read the order off the values) and `witnessed` checks a guess from scratch, so a wrong guess
+costs time, never a verdict. `in_sequence` shows a part whose ops follow one another (it has
+one order only) linearizable by stepping through it. `in_call_order` is the cheapest witness of
+all, for shrinking trials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from checkers.linearizability.history import Operation
+from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.reductions import FOREVER
+from checkers.linearizability.verdict import PartitionResult
+
+
+def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+            quick: bool = True) -> tuple[PartitionResult | None, bool]:
+    """The part shown linearizable by one of the model's guesses at a linearization
+    (`quick_witness` unless not `quick`, then `witness`), each checked by `witnessed`, or None;
+    and whether the quick guess made one (a history whose values it cannot cut is not asked
+    again for its other parts)."""
+    guessed = False
+    for guess in (model.quick_witness if quick else None, model.witness):
+        order = None if guess is None else guess(ops, model.init)
+        if order is not None:
+            guessed = guessed or guess is model.quick_witness
+            shown = witnessed(model, key, ops, order)
+            if shown is not None:
+                return shown, guessed
+    return None, guessed
+
+
+def witnessed(
+    model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], order: Sequence[int]
+) -> PartitionResult | None:
+    """The part's linearization `order` (positions in `ops`), checked from scratch, or None
+    if it is not one.
+
+    Checked here, not trusted: `order` holds each position of `ops` exactly once;
+    no op comes after one that was called after it returned, that is each op's return is no
+    earlier than the latest call before it; and the model accepts every op in turn from
+    `model.init` (`replay`, or `step` op by op), so every recorded output is the model's."""
+    if sorted(order) != list(range(len(ops))):
+        return None
+    line = [ops[i] for i in order]
+    latest: float = -FOREVER
+    try:
+        for o in line:
+            if o.ret < latest:  # type: ignore[operator]  # None: TypeError, below
+                return None
+            if o.call > latest:
+                latest = o.call
+    except TypeError:  # an unknown outcome (no return): again, skipping those
+        latest = -FOREVER
+        for o in line:
+            ret = o.ret
+            if ret is not None and ret < latest:
+                return None
+            if o.call > latest:
+                latest = o.call
+    replay = model.replay
+    if replay is not None:
+        states = replay(model.init, line)
+        if states is None:
+            return None
+    else:
+        step = model.step
+        state = model.init
+        states = []
+        for o in line:
+            state = step(state, o)
+            if state is None:
+                return None
+            states.append(state)
+    return PartitionResult(
+        key=key,
+        operations=ops,
+        valid=True,
+        linearization=tuple([o.id for o in line]),
+        states=tuple(states),
+        explored=0,
+    )
+
+
+
+def in_call_order(model: SequentialModel, ops: Sequence[Operation]) -> bool:
+    """True if the ok ops in order of their calls, each preceded when needed by one info op
+    that lets it happen, are a linearization (the info ops not placed never took effect):
+    a witness that `ops` pass, found without a search. False says nothing.
+
+    Call order respects real time (an op that returned before another was called was also
+    called before it). An info op placed before the k-th ok op must be called before every
+    ok op from the k-th on returns: the ops placed before it are then all those that must be."""
+    step = model.step
+    oks = sorted((o for o in ops if o.ret is not None), key=lambda o: o.call)
+    infos = [o for o in ops if o.ret is None]
+    soonest: list[float] = [FOREVER] * (len(oks) + 1)  # the earliest return from the k-th on
+    for k in range(len(oks) - 1, -1, -1):
+        ret = oks[k].ret
+        assert ret is not None
+        soonest[k] = min(ret, soonest[k + 1])
+    used = [False] * len(infos)
+    state = model.init
+    for k, j in enumerate(oks):
+        after = step(state, j)
+        if after is None:
+            bound = soonest[k]
+            for x, i in enumerate(infos):
+                if used[x] or i.call >= bound:
+                    continue
+                between = step(state, i)
+                if between is not None and (after := step(between, j)) is not None:
+                    used[x] = True
+                    break
+            else:
+                return False
+        state = after
+    return True
+
+
+def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
+    """The part shown linearizable, if its ops follow one another in real time (each called
+    after the one before returned, none of unknown outcome: one client's, say) and the model
+    accepts them in that order, their only one; else None (the search, or a refutation, then
+    shows a violation with its usual evidence)."""
+    ret: float = -FOREVER
+    for o in ops:
+        if o.ret is None or o.call <= ret:
+            return None
+        ret = o.ret
+    replay = model.replay
+    states: list[Any] | None
+    if replay is not None:
+        states = replay(model.init, ops)
+        if states is None:
+            return None
+    else:
+        step = model.step
+        state = model.init
+        states = []
+        for o in ops:
+            state = step(state, o)
+            if state is None:
+                return None
+            states.append(state)
+    return PartitionResult(key=key, operations=ops, valid=True, linearization=tuple([o.id for o in ops]),
+                           states=tuple(states), explored=0)
