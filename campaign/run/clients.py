@@ -95,13 +95,13 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
         if not done:
             continue
         if value is None:
-            return (C.durability(f"stale read of {key}: nothing, after write {done[-1][2]} was acknowledged"),)
+            return (C.stale_read(f"stale read of {key}: nothing, after write {done[-1][2]} was acknowledged"),)
         source = next((w for w in writes.get(key, []) if w[2] == value), None)
         if source is None or source[1] is None:
             continue
         newer = next((w for w in done if source[1] < w[0]), None)
         if newer is not None:
-            return (C.durability(f"stale read of {key}: {value}, after write {newer[2]} (begun once "
+            return (C.stale_read(f"stale read of {key}: {value}, after write {newer[2]} (begun once "
                                  f"{value} was acknowledged) was acknowledged"),)
     return ()
 
@@ -159,17 +159,43 @@ def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
 
 def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
                           deadline: float) -> tuple[Verdict, tuple[str, ...]]:
-    """Whether a non-linearizable client history is finding `remove-replace-single-source`
-    (past the 60-line guideline: gathering the writes, matching them to the stream records and
-    re-checking without them are one argument, best read in one piece).
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`:
+    some writes were lost by a single-source stream (`stream_losses`), and the history with
+    those writes taken out (and the reads that returned them) is linearizable; anything else
+    fails as before."""
+    lost, why = stream_losses(scenario, result)
+    if not lost:
+        return clients, ()
+    drop = set()
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.get(op.process)
+        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
+            drop.add(op.process)
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, as_history(kept), deadline=deadline)
+    if again.valid is not True:
+        return clients, tuple(why)
+    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+
+
+def stream_losses(scenario: Scenario, result: RunResult) -> tuple[set[tuple[str, Any]], list[str]]:
+    """(key, value) of the client writes a remove or replace did not stream to a new replica,
+    with a line each saying how (past the 60-line guideline: gathering the writes and matching
+    them to the stream records are one argument, best read in one piece).
 
     Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
     streaming a range, held by some node then, yet not by the new replica after it received the
     range from its one source — a replica of the range before the operation other than the
     removed/replaced node (Cassandra's candidates) — or from nobody (no other replica: RF 1).
-    The failure is that finding only if the history with those writes taken out (and the reads
-    that returned them) is linearizable: anything else fails as before. A stream from any other
-    node (a bug, e.g. switch stream-from-non-replica) or from several sources is no evidence."""
+    A stream from any other node (a bug, e.g. switch stream-from-non-replica) or from several
+    sources is no evidence."""
     keyspaces = {c.keyspace for c in scenario.clients}
     acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
     written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
@@ -204,25 +230,7 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
                     source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
                     why.append(f"{rec.keyspace}/{key}={value} {'acknowledged' if (key, value) in acked else 'written'}, not on {rec.destination} after "
                                f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
-    if not lost:
-        return clients, ()
-    drop = set()
-    opened: dict[int, Any] = {}
-    for op in result.client_history:
-        if op.type == "invoke":
-            opened[op.process] = op
-            continue
-        inv = opened.get(op.process)
-        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
-        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
-            drop.add(op.process)
-    kept = [op for op in result.client_history if op.process not in drop]
-    again = check(KV, as_history(kept), deadline=deadline)
-    if again.valid is not True:
-        return clients, tuple(why)
-    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
-
-
+    return lost, why
 
 
 def _relaxed_barrier(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
