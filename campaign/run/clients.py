@@ -54,7 +54,7 @@ def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     each `ok` write and streaming hands it on, so at a quiet end the live read replicas of a key
     hold the same cell — unless a write of that key ended unknown (`info`, `fail`: applied part
     way, which nothing repairs but a read)."""
-    if not result.quiescent or not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients):
+    if not result.quiescent or not _judged(scenario):
         return ()
     unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
     out: list[Cause] = []
@@ -73,7 +73,7 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     linearizability on purpose: a write still in flight may be seen by one read at ONE and not
     by a later one (reads at ONE repair nothing), which is Cassandra's semantics. Last write
     wins by the coordinator's clock, so not with clock skew."""
-    if not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients) or scenario.clock_skew:
+    if not _judged(scenario) or scenario.clock_skew:
         return ()
     invoked: dict[int, Any] = {}
     writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
@@ -108,9 +108,23 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
 
 
 
+def _judged(scenario: Scenario) -> bool:
+    """Every client write at ALL — leaving out write-only workloads at ANY on keys of their
+    own (`key_prefix`; a write at ANY promises nothing a read could check)."""
+    return bool(_reading(scenario)) and all(c.write_cl == ("ALL",) for c in _reading(scenario))
+
+
+def _reading(scenario: Scenario) -> list[Any]:
+    """The client workloads but those writing at ANY only, on keys no other workload uses."""
+    def apart(c: Any) -> bool:
+        return c.write_cl == ("ANY",) and c.writes == 1.0 and sum(
+            1 for o in scenario.clients if o.key_prefix == c.key_prefix) == 1
+
+    return [c for c in scenario.clients if not apart(c)]
+
+
 def _reads_at_one_writes_at_all(scenario: Scenario) -> bool:
-    return bool(scenario.clients) and all(c.read_cl == ("ONE",) and c.write_cl == ("ALL",)
-                                          for c in scenario.clients)
+    return _judged(scenario) and all(c.read_cl == ("ONE",) for c in _reading(scenario))
 
 
 def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
