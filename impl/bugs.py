@@ -159,10 +159,6 @@ REGISTRY: tuple[Mutant, ...] = (
                        "epoch it waits for (`< wait_for - 1`)",
            failure="trace: barrier (a step submitted before the replicas the barrier requires had "
                    "applied the previous step)"),
-    Mutant(focus="ops", name="barrier-read-group-only",
-           description="the progress barrier waits for the locked range's read group only, not "
-                       "read and write groups (a leave's or move's new replicas are not waited for)",
-           failure="trace: barrier"),
     Mutant(focus="data", name="fencing-mutation-checks-read-group",
            description="a replica checks a mutation against the token's read group (membership and "
                        "lastModified) instead of its write group: after START the write group "

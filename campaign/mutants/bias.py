@@ -15,7 +15,6 @@ import zlib
 from typing import Any
 
 from campaign.formats.scenario import parse_scenario
-from campaign.mutants.data_path import leave_first
 from impl.bugs import BY_NAME
 from impl.cluster import run_scenario
 from impl.data.partitioner import token
@@ -39,8 +38,6 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         return _discovery_bias(case)
     if name == "rejected-commit-no-catchup":
         return _restart_driver_bias(biased("barrier-at-one", case, base=True))
-    if name == "barrier-read-group-only":
-        return biased("barrier-at-one", leave_first(case), base=True)
     if name is None or BY_NAME[name].focus != "ops":
         return case
     if name in _STALE_SHAPE and not base:  # base: the generic ops shape (another switch's start)

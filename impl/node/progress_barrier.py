@@ -100,8 +100,6 @@ class ProgressBarrier:
         out = []
         for ks_name, rng, reads, writes in meta.barrier_groups(self._sequence_node):
             group = frozenset(reads) | frozenset(writes)
-            if bugs.on(self._node.settings, "barrier-read-group-only"):
-                group = frozenset(reads)
             if bugs.on(self._node.settings, "barrier-new-replicas-only"):
                 group = _added_replicas(meta, self._sequence_node, ks_name, rng)
             if self._excluded is not None:
