@@ -21,7 +21,13 @@ from typing import Any
 from attrs import evolve
 
 from campaign.run import cause as C
-from campaign.run.cause import REGULAR, RELAXED_BARRIER, SINGLE_SOURCE_LOSS, Cause
+from campaign.run.cause import (
+    REGULAR,
+    RELAXED_BARRIER,
+    SINGLE_SOURCE_LOSS,
+    STALE_COORDINATOR_READ,
+    Cause,
+)
 from campaign.run.histories import CHECK_TIMEOUT_S, as_history, check_clients
 from checkers.linearizability.model import KV
 from checkers.linearizability.verdict import Verdict
@@ -31,10 +37,13 @@ from impl.node.progress_barrier import CHAIN
 from impl.scenario import Scenario
 
 
-def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S
+def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S,
+                   reads_behind: frozenset[tuple[str, str, int]] = frozenset()
                    ) -> tuple[Verdict | None, tuple[str, ...]]:
     """The clients' verdict (None: the run had no client) and the single-source stream losses
-    that explain it, if any."""
+    that explain it, if any. `reads_behind`: (coordinator, key, completion time) of the reads a
+    replica served to a coordinator behind the read group's last change (campaign/run/
+    trace_checks.py)."""
     if not result.client_history:
         return None, ()
     clients = check_clients(result.client_history, timeout_s=timeout_s)
@@ -46,7 +55,26 @@ def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = 
                                                 deadline=time.monotonic() + timeout_s)
     if clients.valid is False and clients.cause != SINGLE_SOURCE_LOSS:
         clients = _relaxed_barrier(scenario, result, clients)
+    if clients.valid is False and clients.cause not in (SINGLE_SOURCE_LOSS, RELAXED_BARRIER) and reads_behind:
+        clients = _stale_coordinator_reads(result, clients, reads_behind, deadline=time.monotonic() + timeout_s)
     return clients, losses
+
+
+def _stale_coordinator_reads(result: RunResult, clients: Verdict, behind: frozenset[tuple[str, str, int]],
+                             *, deadline: float) -> Verdict:
+    """Finding `stale-coordinator-read`: a non-linearizable client history that the reads served
+    to a coordinator behind their read group's last change explain — without them (their invoke
+    and completion) it is linearizable. Cassandra's ReadCommandVerbHandler checks a read's
+    routing only, and a coordinator's catch-up on a successful response is asynchronous
+    (ResponseVerbHandler.maybeFetchLogs), so such a read can complete from a quorum that mixes
+    a replica that moved past it with one still behind."""
+    drop = {op.process for op in result.client_history
+            if op.f == "read" and op.type != "invoke" and (op.node, op.key, op.time) in behind}
+    if not drop:
+        return clients
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, as_history(kept), deadline=deadline)
+    return evolve(clients, cause=STALE_COORDINATOR_READ) if again.valid is True else clients
 
 
 def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
@@ -57,9 +85,10 @@ def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     if not result.quiescent or not _judged(scenario):
         return ()
     unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
+    judged = _judged_keys(scenario)
     out: list[Cause] = []
     for ks, key, cells in result.replica_cells:
-        if key in unsure or len({(ts, v) for _, ts, v in cells}) <= 1:
+        if key in unsure or key not in judged or len({(ts, v) for _, ts, v in cells}) <= 1:
             continue
         held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
         out.append(C.durability(f"replicas of {ks}/{key} disagree at the end ({held})"))
@@ -90,7 +119,10 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
                 (start.time, op.time if op.type == "ok" else None, json.loads(start.value)))
         elif op.type == "ok":
             reads.append((op.key, start.time, json.loads(op.value)))
+    judged = _judged_keys(scenario)
     for key, at, value in reads:
+        if key not in judged:
+            continue
         done = [w for w in writes.get(key, []) if w[1] is not None and w[1] < at]
         if not done:
             continue
@@ -121,6 +153,11 @@ def _reading(scenario: Scenario) -> list[Any]:
             1 for o in scenario.clients if o.key_prefix == c.key_prefix) == 1
 
     return [c for c in scenario.clients if not apart(c)]
+
+
+def _judged_keys(scenario: Scenario) -> frozenset[str]:
+    """The keys of the workloads `_reading` keeps (writes at ANY on keys of their own left out)."""
+    return frozenset(f"{c.key_prefix}{i}" for c in _reading(scenario) for i in range(c.keys))
 
 
 def _reads_at_one_writes_at_all(scenario: Scenario) -> bool:

@@ -14,7 +14,13 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from campaign.run.cause import LOST_BY_SINGLE_SOURCE, RELAXED_BARRIER, SINGLE_SOURCE_LOSS, clients
+from campaign.run.cause import (
+    LOST_BY_SINGLE_SOURCE,
+    RELAXED_BARRIER,
+    SINGLE_SOURCE_LOSS,
+    STALE_COORDINATOR_READ,
+    clients,
+)
 
 
 @frozen(kw_only=True)
@@ -126,6 +132,23 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         ),
         replay="tcmcheck replay examples/findings/relaxed-progress-barrier.json",
         fix="barrier-no-relaxation",
+    ),
+    KnownFinding(
+        id="stale-coordinator-read",
+        cause_classes=(clients(STALE_COORDINATOR_READ).klass,),
+        summary=(
+            "ReadCommandVerbHandler.checkTokenOwnership checks a read's routing only (no "
+            "lastModified of the read group, unlike AbstractMutationVerbHandler for writes), and a "
+            "coordinator's catch-up on a successful response is asynchronous "
+            "(ResponseVerbHandler.maybeFetchLogs: fetchLogFromPeerAsync), so ReadCallback's "
+            "stillAppliesTo(ClusterMetadata.current()) passes on the old plan: a coordinator cut off "
+            "across a whole operation completes a QUORUM read from a replica that moved past it "
+            "(still a read replica) and one that lags with it, and misses writes the new read "
+            "group acknowledged. Fix fence-reads-by-last-modified: refuse such a read as "
+            "CoordinatorBehind, as writes are."
+        ),
+        replay="tcmcheck replay examples/findings/stale-coordinator-read.json",
+        fix="fence-reads-by-last-modified",
     ),
 )
 

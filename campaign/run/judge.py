@@ -198,11 +198,12 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
     verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
                          initial_epoch=start.epoch)
     history = check(LOG, as_history(result.commit_history), deadline=time.monotonic() + timeout_s)
-    clients, losses = client_verdict(scenario, result, timeout_s=timeout_s)
     whole = full and not replay.refused and reference is not None
     protocol = judge_protocol(scenario, result, replay.states if whole else None,
                               reference.entries if reference is not None else (),
                               replay.final if whole else None, fixes)
+    clients, losses = client_verdict(scenario, result, timeout_s=timeout_s,
+                                     reads_behind=protocol.reads_behind)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      protocol=protocol,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)

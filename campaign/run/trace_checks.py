@@ -32,6 +32,7 @@ from checkers.protocol import (
     check_streaming,
     parse,
 )
+from checkers.protocol.fencing import reads_behind
 from impl.cluster import RunResult
 from impl.scenario import Scenario
 from spec.metadata import ClusterMetadata
@@ -44,6 +45,9 @@ class ProtocolJudgement:
     durability: DurabilityReport = DurabilityReport()
     lost_by_single_source: bool = False
     """Every lost write is explained by a faithful single-source remove/replace stream."""
+    reads_behind: frozenset[tuple[str, str, int]] = frozenset()
+    """(coordinator, key, completion time) of the client reads some replica served to a
+    coordinator behind the read group's last change (finding `stale-coordinator-read`)."""
 
     def causes(self) -> tuple[Cause, ...]:
         """One cause per broken invariant (its first violation)."""
@@ -90,8 +94,10 @@ def judge_protocol(scenario: Scenario, result: RunResult, states: Mapping[int, C
     trace = parse(result.protocol)
     gossip = scenario.settings.mode == "gossip"
     violations: list[Violation] = []
+    behind: frozenset[tuple[str, str, int]] = frozenset()
     if states is not None:
         placements = Placements(states)
+        behind = _client_reads(trace, reads_behind(trace, placements))
         entries = {e.epoch: (e.kind, _named(e), str(e.entry_id)) for e in log}
         violations += check_quorum(trace, placements, gossip=gossip).violations
         if not gossip:
@@ -109,7 +115,16 @@ def judge_protocol(scenario: Scenario, result: RunResult, states: Mapping[int, C
         lost, _ = stream_losses(scenario, result)
         single = all((w.key, w.value) in lost for w in report.lost)
     return ProtocolJudgement(violations=tuple(sorted(violations, key=lambda v: v.time)),
-                             durability=report, lost_by_single_source=single)
+                             durability=report, lost_by_single_source=single, reads_behind=behind)
+
+
+def _client_reads(trace: Any, requests: frozenset[tuple[str, int]]) -> frozenset[tuple[str, str, int]]:
+    """The client reads (coordinator, key, completion time) of these coordinator requests."""
+    if not requests:
+        return frozenset()
+    keys = {(p.coord, p.rid): p.key for p in trace.read_plans}
+    return frozenset((d.coord, keys[(d.coord, d.rid)], d.t) for d in trace.read_dones
+                     if (d.coord, d.rid) in requests and (d.coord, d.rid) in keys)
 
 
 def _named(entry: LogEntry) -> str:

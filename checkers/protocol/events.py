@@ -132,6 +132,8 @@ class Serve(NamedTuple):
     token: int
     answer: str
     """ok, CoordinatorBehind, InvalidRouting, UnknownKeyspace, rehinted"""
+    rid: int
+    """The coordinator's request id (0 for a hint)."""
 
 
 class Store(NamedTuple):

@@ -59,4 +59,17 @@ def check_fencing(trace: ProtocolTrace, placements: Placements) -> ProtocolVerdi
     return ProtocolVerdict(violations=tuple(out), checked=checked)
 
 
-__all__ = ["check_fencing"]
+def reads_behind(trace: ProtocolTrace, placements: Placements) -> frozenset[tuple[str, int]]:
+    """(coordinator, request id) of the reads some replica served to a coordinator whose epoch was
+    before the token's read group's last change at the replica's epoch: legal in Cassandra
+    (ReadCommandVerbHandler compares no lastModified), and what finding `stale-coordinator-read`
+    is made of."""
+    out = set()
+    for s in trace.serves:
+        if s.verb == "read" and s.answer == "ok" and placements.groups(s.replica_epoch, s.keyspace, s.token) \
+                and s.sender_epoch < placements.last_modified(s.replica_epoch, s.keyspace, s.token, writes=False):
+            out.add((s.sender, s.rid))
+    return frozenset(out)
+
+
+__all__ = ["check_fencing", "reads_behind"]

@@ -104,13 +104,13 @@ class Replica:
                 return self._wait(msg)  # not a replica here: catch up blockingly, then look again
             node.counters["invalid_routing_" + ("write" if writes else "read")] += 1
             return INVALID_ROUTING
-        if not writes:
-            return None
+        if not writes and "fence-reads-by-last-modified" not in node.settings.fixes:
+            return None  # ReadCommandVerbHandler compares no lastModified (finding stale-coordinator-read)
         behind = 1 if bugs.on(node.settings, "fencing-accepts-one-behind") else 0
         if node.disk.placement_epochs.last_modified(msg.keyspace, msg.token,
                                                      writes=group_writes) > msg.epoch + behind \
                 and not bugs.on(node.settings, "replica-ignores-last-modified"):
-            node.counters["coordinator_behind_write"] += 1
+            node.counters["coordinator_behind_" + ("write" if writes else "read")] += 1
             return COORDINATOR_BEHIND
         return None
 
@@ -124,7 +124,7 @@ class Replica:
         if answer == "ok" and msg.epoch > node.log.applied:
             node.counters["served_behind"] += 1  # in the group: served at once, caught up async
         node.world.protocol.emit("serve", node.id, verb, msg.sender, msg.epoch, node.log.applied,
-                                 msg.keyspace, msg.token, answer)
+                                 msg.keyspace, msg.token, answer, msg.request_id)
 
     def on_log_advanced(self) -> None:
         if not self._waiting:
@@ -177,11 +177,11 @@ class Replica:
             replicas = meta.write_replicas(ks, token) if ks in meta.keyspaces else ()
             if node.id in replicas or bugs.on(node.settings, "hint-replay-ignores-ownership"):
                 protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
-                              token, "ok")
+                              token, "ok", 0)
                 self.store(ks, key, ts, value, "hint")
                 continue
             protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
-                          token, "rehinted")
+                          token, "rehinted", 0)
             for r in replicas:
                 node.hints.store(r, ks, key, token, ts, value, "rehint")
         node.send(msg.sender, HintAck(sender=node.id, epoch=node.log.applied,

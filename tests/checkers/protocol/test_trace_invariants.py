@@ -45,7 +45,7 @@ def test_the_placements_follow_the_join() -> None:
 
 
 def serve(replica: str, verb: str, sender_epoch: int, replica_epoch: int, answer: str = "ok") -> tuple[Any, ...]:
-    return ("serve", 10, replica, verb, "C", sender_epoch, replica_epoch, "kv", T, answer)
+    return ("serve", 10, replica, verb, "C", sender_epoch, replica_epoch, "kv", T, answer, 1)
 
 
 def test_fencing_a_mutation_from_behind_the_write_groups_last_change() -> None:
