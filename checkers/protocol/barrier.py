@@ -20,7 +20,7 @@ the node the sequence is about. No barrier precedes START of a join, move or rep
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from attrs import frozen
 
@@ -59,21 +59,7 @@ def check_barrier(trace: ProtocolTrace, states: Mapping[int, ClusterMetadata],
                   log: Mapping[int, tuple[str, str, str]], settings: BarrierSettings) -> ProtocolVerdict:
     """`log`: epoch -> (entry kind, the node it names, entry id) of the committed log."""
     committed = {entry_id: epoch for epoch, (_, _, entry_id) in log.items()}
-    reached: dict[str, tuple[list[int], list[int]]] = {}  # node -> (times, best epoch by then)
-    for a in trace.applies:
-        times, best = reached.setdefault(a.node, ([], []))
-        times.append(a.t)
-        best.append(max(a.epoch, best[-1] if best else 0))
-    first_applied: dict[int, int] = {}
-    for a in trace.applies:
-        if a.epoch not in first_applied or a.t < first_applied[a.epoch]:
-            first_applied[a.epoch] = a.t
-
-    def applied(node: str, epoch: int, by: int) -> bool:
-        times, best = reached.get(node, ([], []))
-        i = bisect_right(times, by)
-        return bool(i) and best[i - 1] >= epoch
-
+    applied, first_applied = _apply_times(trace)
     dc_of: dict[str, str] = {}
     for m in states.values():
         for n in m.directory:
@@ -116,6 +102,26 @@ def check_barrier(trace: ProtocolTrace, states: Mapping[int, ClusterMetadata],
         if len(out) >= MAX_VIOLATIONS:
             break
     return ProtocolVerdict(violations=tuple(out), checked=checked)
+
+
+def _apply_times(trace: ProtocolTrace) -> tuple[Callable[[str, int, int], bool], dict[int, int]]:
+    """`applied(node, epoch, by)`: the node had applied `epoch` or later at time `by`; and the
+    first time each epoch was applied anywhere."""
+    reached: dict[str, tuple[list[int], list[int]]] = {}  # node -> (times, best epoch by then)
+    first_applied: dict[int, int] = {}
+    for a in trace.applies:
+        times, best = reached.setdefault(a.node, ([], []))
+        times.append(a.t)
+        best.append(max(a.epoch, best[-1] if best else 0))
+        if a.epoch not in first_applied or a.t < first_applied[a.epoch]:
+            first_applied[a.epoch] = a.t
+
+    def applied(node: str, epoch: int, by: int) -> bool:
+        times, best = reached.get(node, ([], []))
+        i = bisect_right(times, by)
+        return bool(i) and best[i - 1] >= epoch
+
+    return applied, first_applied
 
 
 def _previous_step(log: Mapping[int, tuple[str, str, str]], epoch: int, node: str) -> int | None:

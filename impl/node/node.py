@@ -77,6 +77,8 @@ from impl.sync_messages import (
 class Node:
     def __init__(self, *, node_id: str, index: int, world: World, disk: Disk,
                  restarted: bool = False) -> None:
+        """The node's parts, then its verb table (past 60 lines: every verb the node answers,
+        and which of them reveal an epoch, are read best side by side in one place)."""
         self.id = node_id
         self.index = index
         self.world = world

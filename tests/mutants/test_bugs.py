@@ -123,30 +123,41 @@ def test_mutants_command_json_and_bad_input(capsys, tmp_path, monkeypatch):
 # switch off (the control, inside `campaign`).
 DETECTING_SEED: dict[str, int] = {
     "reject-create-table": 11,
-    "no-progress-barrier": 90,
-    "barrier-at-one": 59,
+    "no-progress-barrier": 8,
+    "barrier-at-one": 8,
     "tokens-at-start-join": 10,
     "locked-ranges-miss-wraparound": 29,
-    "pending-not-in-blockfor": 116,
-    "read-repair-skipped": 148,
-    "paxos-accept-without-promise-quorum": 38,
-    "paxos-ignores-accepted-value": 51,
+    "pending-not-in-blockfor": 6,
+    "read-repair-skipped": 5,
+    "paxos-accept-without-promise-quorum": 8,
+    "paxos-ignores-accepted-value": 24,
     "submit-retry-new-entry-id": 5,
-    "catchup-trusts-lagging-peer": 27,
-    "rejected-commit-no-catchup": 58,
+    "catchup-trusts-lagging-peer": 41,
+    "rejected-commit-no-catchup": 101,
     "decommission-shrinks-cms": 1,
     "cms-reconfig-chooses-down-nodes": 1,
-    "discovery-never-resets-unchanged-rounds": 1,
-    "apply-failure-stalls": 4,
-    "removenode-nothing-to-stream-hangs": 78,
-    "forced-snapshot-last-modified-ahead": 11,
-    "snapshot-install-stale": 11,
-    "stream-from-non-replica": 265,
-    "replica-ignores-last-modified": 5,
-    "replica-skips-epoch-check": 5,
-    "coordinator-skips-revalidation": 35,
-    "barrier-new-replicas-only": 90,
-    "mid-drops-old-write-replicas": 51,
+    "discovery-never-resets-unchanged-rounds": 3,
+    "apply-failure-stalls": 1,
+    "removenode-nothing-to-stream-hangs": 1,
+    "forced-snapshot-last-modified-ahead": 30,
+    "snapshot-install-stale": 30,
+    "stream-from-non-replica": 48,
+    "replica-ignores-last-modified": 9,
+    "replica-skips-epoch-check": 9,
+    "coordinator-skips-revalidation": 12,
+    "barrier-new-replicas-only": 8,
+    "mid-drops-old-write-replicas": 6,
+    # issue 22: data path
+    "fencing-accepts-one-behind": 9,
+    "barrier-accepts-one-behind": 33,
+    "fencing-mutation-checks-read-group": 34,
+    "move-skips-streaming": 15,
+    "each-quorum-pending-local-dc-only": 38,
+    "local-quorum-ignores-pending": 61,
+    "stream-from-remaining-replica": 36,
+    "read-repair-responders-only": 9,
+    "hint-replay-ignores-ownership": 9,
+    "revalidation-off-by-one": 41,
 }
 
 # Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
@@ -200,7 +211,10 @@ CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms",
             "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
             "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead",
             "replica-ignores-last-modified", "coordinator-skips-revalidation",
-            "barrier-new-replicas-only", "mid-drops-old-write-replicas"]
+            "barrier-new-replicas-only", "mid-drops-old-write-replicas",
+            # issue 22: the data focus runs generated cases as they are (its control is the
+            # default campaign's sim runs with a move, or with multi-DC EACH_QUORUM writes)
+            "move-skips-streaming", "each-quorum-pending-local-dc-only"]
 
 
 @pytest.mark.slow
