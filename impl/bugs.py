@@ -34,7 +34,9 @@ class Mutant:
     liveness: bool = False
     focus: str = "ops"
     """The generator bias `tcmcheck mutants` uses: ops (node-driven operations under a client
-    load), cms (CMS churn: crashes, reconfiguration, schema races), refine (metadata only)."""
+    load), cms (CMS churn: crashes, reconfiguration, schema races), refine (metadata only), data
+    (the generated case as is, filtered to those that can show the switch:
+    campaign/mutants/data_path.py)."""
 
 
 REGISTRY: tuple[Mutant, ...] = (
@@ -145,6 +147,58 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a far-behind node installs the snapshot one interval older than the one "
                        "served, and takes it as the served epoch",
            failure="node metadata differs from the spec's replay at the node's epoch"),
+    # issue 22: data path
+    Mutant(focus="data", name="fencing-accepts-one-behind",
+           description="a replica compares the token's write-group lastModified with the "
+                       "coordinator's epoch off by one (`> epoch + 1`): a mutation from a "
+                       "coordinator exactly one epoch behind the group's last change is served",
+           failure="trace: fencing (a mutation served from a coordinator behind the write group's "
+                   "last change)"),
+    Mutant(focus="data", name="barrier-accepts-one-behind",
+           description="the progress barrier counts a peer whose watermark is one epoch below the "
+                       "epoch it waits for (`< wait_for - 1`)",
+           failure="trace: barrier (a step submitted before the replicas the barrier requires had "
+                   "applied the previous step)"),
+    Mutant(focus="data", name="fencing-mutation-checks-read-group",
+           description="a replica checks a mutation against the token's read group (membership and "
+                       "lastModified) instead of its write group: after START the write group "
+                       "changed and the read group did not",
+           failure="trace: fencing (a mutation served from a coordinator behind the write group's "
+                   "last change)"),
+    Mutant(focus="data", name="move-skips-streaming",
+           description="the operation driver's list of streaming operations forgets move: a move "
+                       "commits MID without streaming the ranges the moving node gains",
+           failure="trace: streaming (after MID the new read group holds acknowledged writes below "
+                   "their level)"),
+    Mutant(focus="data", name="each-quorum-pending-local-dc-only",
+           description="EACH_QUORUM's blockForWrite adds the pending replicas of the coordinator's "
+                       "DC only, not those of every DC (DatacenterSyncWriteResponseHandler adds "
+                       "each DC's)",
+           failure="trace: quorum (a write acknowledged below its level in a DC with a pending "
+                   "replica)"),
+    Mutant(focus="data", name="local-quorum-ignores-pending",
+           description="LOCAL_QUORUM and LOCAL_ONE writes leave the local pending replicas out of "
+                       "blockForWrite",
+           failure="trace: quorum (a write acknowledged below its level with a pending replica)"),
+    Mutant(focus="data", name="stream-from-remaining-replica",
+           description="join, leave and move stream each gained range from a replica that keeps "
+                       "it (a non-strict source) instead of the one giving it up",
+           failure="trace: streaming (a write acknowledged by the replica giving the range up and "
+                   "one other is below its level in the new read group)"),
+    Mutant(focus="data", name="read-repair-responders-only",
+           description="blocking read repair's plan is the read's contacts only: no write replica "
+                       "is added to reach the write level, so with a pending replica the read "
+                       "answers before blockForWrite replicas hold the value",
+           failure="trace: quorum (a repaired read answered before its value met the write level)"),
+    Mutant(focus="data", name="hint-replay-ignores-ownership",
+           description="a node applies a replayed hint without checking that it is still a write "
+                       "replica of the token (HintVerbHandler re-hints it to the current replicas)",
+           failure="trace: fencing (a hint applied by a node outside the token's write group)"),
+    Mutant(focus="data", name="revalidation-off-by-one",
+           description="a coordinator re-checks its plan only when its metadata moved two or more "
+                       "epochs past the plan (`applied <= plan_epoch + 1` skips it)",
+           failure="trace: quorum (a request answered with responses that do not meet the plan of "
+                   "the epoch it answered at)"),
 )
 
 BY_NAME: dict[str, Mutant] = {m.name: m for m in REGISTRY}

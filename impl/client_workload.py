@@ -33,7 +33,7 @@ def generate(w: ClientWorkload, rng: random.Random, node_ids: list[str],
     for _ in range(w.count):
         at = w.start + rng.randrange(max(w.spread, 1))
         node = nodes[rng.randrange(len(nodes))]
-        key = f"k{rng.randrange(w.keys)}"
+        key = f"{w.key_prefix}{rng.randrange(w.keys)}"
         if rng.random() < w.writes:
             cl = w.write_cl[rng.randrange(len(w.write_cl))]
             out.append(ClientOp(at=at, node=node, f="write", keyspace=w.keyspace, key=key,

@@ -53,6 +53,8 @@ class ClientWorkload:
     nodes: tuple[str, ...] = ()
     only: tuple[int, ...] | None = None
     """Issue only the generated operations with these indices (a shrunk workload)."""
+    key_prefix: str = "k"
+    """Keys are `{key_prefix}0 .. {key_prefix}{keys-1}` (a workload on keys of its own)."""
 
 
 @frozen(kw_only=True)
@@ -78,6 +80,17 @@ class Cancel:
 
     node: str
     at: int
+
+
+@frozen(kw_only=True)
+class Repair:
+    """`nodetool repair -full KEYSPACE` at `at` (impl/node/repair.py): on `node`, or on every
+    range's lowest-id live read replica; `range` a sub-range (-st/-et)."""
+
+    at: int
+    keyspace: str
+    node: str | None = None
+    range: tuple[int, int] | None = None
 
 
 @frozen(kw_only=True)
@@ -141,6 +154,7 @@ class Scenario:
     operations: tuple[Operation, ...] = ()
     cancels: tuple[Cancel, ...] = ()
     clock_skew: tuple[tuple[str, int], ...] = ()  # node -> ns added to its write timestamps
+    repairs: tuple[Repair, ...] = ()
     decisions: tuple[tuple[str, int, int], ...] | None = None
     """A decision list (impl/sim/decisions.py): when given, the run draws every decision from
     it (the default where it has none) instead of from the seed, which then only generates

@@ -43,6 +43,19 @@ class Settings:
     ring_delay_ns: int = ms_to_ns(1000)  # gossip mode: the fixed wait between steps
     # gossip mode: a committed entry reaches each non-CMS node after a delay up to this
     gossip_spread_ns: int = ms_to_ns(3000)
+    # hinted handoff (Cassandra's hinted_handoff_enabled, max_hint_window 3h,
+    # hint_window_persistent_enabled, and the 10 s HintsDispatchTrigger period)
+    hinted_handoff_enabled: bool = True
+    max_hint_window_ns: int = ms_to_ns(3 * 3600 * 1000)
+    hint_window_persistent: bool = True
+    hint_dispatch_interval_ns: int = ms_to_ns(10_000)
+    # reads: "blockfor" contacts the first blockFor live read replicas by proximity
+    # (ReplicaPlans.forRead), "all" every live read replica; after `speculative_retry` without
+    # enough answers one more replica is asked (the table's speculative_retry, 99p, as a time)
+    read_contacts: str = "blockfor"
+    speculative_retry_ns: int = ms_to_ns(50)
+    # anti-entropy repair: a session fails when a participant does not answer in this time
+    repair_timeout_ns: int = ms_to_ns(10_000)
     # known-bug switches planted in this run (impl/bugs.py); empty in every real run
     mutants: frozenset[str] = frozenset()
     # proposed fixes that change the data path (spec/fixes.py; e.g. stream-from-all-replicas);

@@ -23,6 +23,10 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
   replica (the newest cell wins on the new replica), and from the removed or replaced node
   itself when no other replica holds the range (finding `remove-replace-single-source`); a
   data-path fix (impl/node/streaming.py), so it changes no transformation either.
+- `fence-reads-by-last-modified`: a replica refuses a read from a coordinator whose epoch is
+  before the token's read group's last change (`CoordinatorBehind`, as it refuses mutations by
+  the write group's), so a lagging coordinator cannot complete a read from replicas that moved
+  past it (finding `stale-coordinator-read`); a data-path fix (impl/node/replica.py).
 """
 
 from __future__ import annotations
@@ -46,14 +50,16 @@ TWO_EPOCH_CANCEL = "two-epoch-cancel"
 BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
 STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
 BARRIER_NO_RELAXATION = "barrier-no-relaxation"
+FENCE_READS_BY_LAST_MODIFIED = "fence-reads-by-last-modified"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
                           REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
-                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION)
+                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED)
 METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS,
-                                                     BARRIER_NO_RELAXATION}
+                                                     BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED}
 """The fixes that change transformations (the others change the data path or the prover)."""
-DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION})
+DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION,
+                                            FENCE_READS_BY_LAST_MODIFIED})
 """The fixes impl's nodes apply (through `Settings.fixes`)."""
 
 

@@ -85,6 +85,13 @@ def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path
     click.echo(f"{s['runs']} runs, {s['failed']} failed" + (f" in {len(directories)} campaigns" if len(directories) > 1 else ""))
     for kind, k in s["kinds"].items():
         click.echo(f"  {kind}: {k['runs']} runs, {k['failed']} failed, {k['seconds']:.1f} s of work")
+    cov = s.get("coverage", {})
+    if cov.get("paths"):
+        click.echo("protocol paths (runs that took each, times taken):")
+        for name, p in cov["paths"].items():
+            click.echo(f"  {name}: {p['runs']} runs, {p['times']} times")
+    if cov.get("paths_never_reached"):
+        click.echo("protocol paths never reached: " + ", ".join(cov["paths_never_reached"]))
     if s["causes"]:
         click.echo("causes:")
         for cause, n in s["causes"].items():

@@ -27,17 +27,21 @@ from impl.sim.decisions import parse_decision
 
 _TOP = {"topology", "cms", "submissions", "workloads", "faults", "cms_changes", "initialize",
         "settings", "description", "mode", "clients", "operations", "cancels", "clock_skew_ms", "mutants",
-        "decisions", "decision_seed"}
+        "decisions", "decision_seed", "repairs"}
 _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
                 "read_timeout_ms", "barrier_timeout_ms", "barrier_retry_ms", "stream_retry_ms",
-                "ring_delay_ms", "gossip_spread_ms", "fd_initial_value_ms", "fd_max_interval_ms"}
+                "ring_delay_ms", "gossip_spread_ms", "fd_initial_value_ms", "fd_max_interval_ms",
+                "max_hint_window_ms", "hint_dispatch_interval_ms", "speculative_retry_ms",
+                "repair_timeout_ms"}
 MAX_END_TIME_MS = 86_400_000
 """Longest run (one virtual day): a run that never quiesces still ends in bounded work."""
 _SETTINGS_CL = {"barrier_consistency", "barrier_min_consistency"}
 _SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_attempts"}
 _SETTINGS_NUMBER = {"phi_convict_threshold"}
+_SETTINGS_BOOL = {"hinted_handoff_enabled", "hint_window_persistent"}
+_SETTINGS_CHOICE = {"read_contacts": ("blockfor", "all")}
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -83,6 +87,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                     settings=evolve(_settings(obj.get("settings", {}), mode),
                                     mutants=_mutants(obj.get("mutants", []))),
                     clients=clients, operations=operations, cancels=cancels, clock_skew=clock_skew,
+                    repairs=E.repairs(obj, nodes),
                     decisions=_decisions(obj), decision_seed=_decision_seed(obj))
 
 
@@ -216,11 +221,18 @@ def _mutants(value: Any) -> frozenset[str]:
 
 def _settings(value: Any, mode: str = "tcm") -> Settings:
     s = F.obj(value, "settings")
-    F.keys(s, _SETTINGS_MS | _SETTINGS_INT | _SETTINGS_CL | _SETTINGS_NUMBER, "settings")
+    F.keys(s, _SETTINGS_MS | _SETTINGS_INT | _SETTINGS_CL | _SETTINGS_NUMBER | _SETTINGS_BOOL
+           | set(_SETTINGS_CHOICE), "settings")
     kwargs: dict[str, Any] = {"mode": mode}
     for k, v in s.items():
         if k in _SETTINGS_CL:
             kwargs[k] = fields.choice(v, CHAIN, f"settings.{k}")
+        elif k in _SETTINGS_BOOL:
+            if not isinstance(v, bool):
+                raise BadInput(f"settings.{k}: expected true or false, got {v!r}")
+            kwargs[k] = v
+        elif k in _SETTINGS_CHOICE:
+            kwargs[k] = fields.choice(v, _SETTINGS_CHOICE[k], f"settings.{k}")
         elif k in _SETTINGS_NUMBER:
             # why above 0: a threshold of 0 convicts every peer at every status check
             kwargs[k] = float(fields.number(v, f"settings.{k}", lo=0.001, hi=1000))

@@ -13,7 +13,16 @@ from campaign.formats.scenario_fields import Nodes
 from campaign.formats.transformations import parse_transformation
 from impl.bus import Latency, NetworkFaults
 from impl.entry import canonical_json
-from impl.scenario import Cancel, ClientWorkload, Crash, Operation, Partition, Submission, Workload
+from impl.scenario import (
+    Cancel,
+    ClientWorkload,
+    Crash,
+    Operation,
+    Partition,
+    Repair,
+    Submission,
+    Workload,
+)
 
 OPS = ("join", "leave", "move", "replace", "remove")
 
@@ -71,6 +80,28 @@ def cancels(obj: dict[str, Any], nodes: Nodes) -> tuple[Cancel, ...]:
     return tuple(cancels)
 
 
+def repairs(obj: dict[str, Any], nodes: Nodes) -> tuple[Repair, ...]:
+    """Anti-entropy repairs: `{"at_ms", "keyspace", "node"?, "range"?: [left, right]}`."""
+    out = []
+    for i, r in enumerate(F.lst(obj.get("repairs", []), "repairs")):
+        where = f"repairs[{i}]"
+        r = F.obj(r, where)
+        F.keys(r, {"at_ms", "keyspace", "node", "range"}, where)
+        ks = r.get("keyspace")
+        if not isinstance(ks, str) or not ks:
+            raise BadInput(f"{where}.keyspace: expected a keyspace name")
+        rng = None
+        if "range" in r:
+            bounds = F.lst(r["range"], f"{where}.range")
+            if len(bounds) != 2:
+                raise BadInput(f"{where}.range: expected [left, right] tokens")
+            rng = (fields.integer(bounds[0], f"{where}.range", lo=-(2**63), hi=2**63 - 1),
+                   fields.integer(bounds[1], f"{where}.range", lo=-(2**63), hi=2**63 - 1))
+        out.append(Repair(at=F.ms(r.get("at_ms", 0), f"{where}.at_ms"), keyspace=ks,
+                          node=nodes.node(r["node"], where) if "node" in r else None, range=rng))
+    return tuple(out)
+
+
 def submissions(obj: dict[str, Any], nodes: Nodes) -> tuple[Submission, ...]:
     """Transformations submitted as written, each from a node at a time."""
     submissions = []
@@ -119,7 +150,11 @@ def clients(obj: dict[str, Any], nodes: Nodes, topo: dict[str, Any], requests: i
         where = f"clients[{i}]"
         c = F.obj(c, where)
         F.keys(c, {"keyspace", "count", "start_ms", "spread_ms", "keys", "writes", "read_cl",
-                  "write_cl", "nodes", "only"}, where)
+                  "write_cl", "nodes", "only", "key_prefix"}, where)
+        prefix = c.get("key_prefix", "k")
+        if not isinstance(prefix, str) or not prefix.isidentifier():
+            raise BadInput(f"{where}.key_prefix: expected a short name (letters, digits, _), "
+                           f"got {prefix!r}")
         ks = c.get("keyspace")
         known = [k.get("name") for k in topo.get("keyspaces", []) if isinstance(k, dict)]
         if ks is None and known:
@@ -133,9 +168,9 @@ def clients(obj: dict[str, Any], nodes: Nodes, topo: dict[str, Any], requests: i
             keys=F.integer(c.get("keys", 5), f"{where}.keys", lo=1),
             writes=F.prob(c.get("writes", 0.5), f"{where}.writes"),
             read_cl=F.levels(c.get("read_cl", ["QUORUM"]), f"{where}.read_cl"),
-            write_cl=F.levels(c.get("write_cl", ["QUORUM"]), f"{where}.write_cl"),
+            write_cl=F.levels(c.get("write_cl", ["QUORUM"]), f"{where}.write_cl", writes=True),
             nodes=nodes.node_list(c.get("nodes", []), f"{where}.nodes"),
-            only=F.only(c, where)))
+            only=F.only(c, where), key_prefix=prefix))
     client_requests = sum(c.count for c in clients)
     if requests + client_requests > fields.MAX_GENERATED_REQUESTS:
         raise BadInput(f"submissions, workloads and clients ask for {requests + client_requests} "

@@ -77,10 +77,15 @@ def prob(value: Any, where: str) -> float:
     return v
 
 
-def levels(value: Any, where: str) -> tuple[str, ...]:
+def levels(value: Any, where: str, *, writes: bool = False) -> tuple[str, ...]:
+    """A list of consistency levels; ANY only for writes (Cassandra's validateForRead: "ANY
+    ConsistencyLevel is only supported for writes")."""
     out = lst(value, where)
-    if not out or not all(v in LEVELS for v in out):
-        raise BadInput(f"{where}: expected a non-empty list of {', '.join(LEVELS)}")
+    if not writes and "ANY" in out:
+        raise BadInput(f"{where}: ANY ConsistencyLevel is only supported for writes")
+    known = LEVELS + (("ANY",) if writes else ())
+    if not out or not all(v in known for v in out):
+        raise BadInput(f"{where}: expected a non-empty list of {', '.join(known)}")
     return tuple(out)
 
 

@@ -28,6 +28,7 @@ from campaign.formats.fields import describe
 from campaign.formats.jsonio import in_file, load_json, parsing
 from campaign.kinds import refine, sim, stateful
 from campaign.run import cause as C
+from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunRecord, RunSpec
 from impl.bugs import NAMES as MUTANTS
 from impl.metadata import InvalidTopology
@@ -127,6 +128,8 @@ def _record(run: int, spec: RunSpec, outcome: Outcome, duration_s: float) -> Run
     """A valid run keeps no case (its seed regenerates it); a failing one keeps it for its file."""
     assert spec.case is not None
     coverage = KINDS[spec.kind].coverage(dict(spec.case))
+    if spec.kind == "sim":  # what the run did, not only what its case asked for
+        coverage["paths"] = paths(outcome.counters)
     return RunRecord(run=run, spec=spec if not outcome.valid else spec.with_case(None), outcome=outcome,
                      duration_s=round(duration_s, 4), coverage=json.dumps(coverage, sort_keys=True))
 

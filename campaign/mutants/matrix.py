@@ -22,6 +22,7 @@ from campaign.engines.base import Task
 from campaign.fuzz import run_campaign
 from campaign.kinds import KINDS, checked
 from campaign.kinds.sim import steps as sim_steps
+from campaign.mutants import data_path
 from campaign.mutants.bias import CMS_POLICY_SWITCHES, biased
 from campaign.run.findings import known_finding
 from campaign.run.record import RunRecord, RunSpec
@@ -83,6 +84,8 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     focus = BY_NAME[name].focus
     if name == "removenode-nothing-to-stream-hangs":
         return bool(case.get("operations")) and len(case["topology"]["nodes"]) >= 4
+    if focus == "data":
+        return data_path.exercises(name, case)
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campaign.run.findings import known_finding
+from campaign.run.paths import PROTOCOL_PATHS
 
 MAX_FAILURE_ROWS = 100_000
 """Failing rows kept for the listing (a campaign with more is broken in one way anyway)."""
@@ -76,6 +77,7 @@ class Tally:
         self.group_causes: dict[tuple[str, str], int] = {}
         self.transformations: dict[tuple[str, str], int] = {}  # (run kind, transformation kind)
         self.faults: dict[str, int] = {}  # fault kind -> runs with it
+        self.paths: dict[str, list[int]] = {}  # protocol path -> [runs that took it, times taken]
         self.steps: dict[tuple[str, int], int] = {}  # (run kind, steps) -> runs
         self.per_second: dict[int, int] = {}  # unix second a run finished -> runs
         self.failures: list[dict[str, Any]] = []
@@ -109,6 +111,10 @@ class Tally:
                 _add(self.transformations, (r["kind"], str(name)), int(n))
             for name in cov.get("faults") or {}:
                 _add(self.faults, str(name))
+            for name, n in (cov.get("paths") or {}).items():
+                p = self.paths.setdefault(str(name), [0, 0])
+                p[0] += 1
+                p[1] += int(n)
         if failed:
             cls = class_of(r)
             _add(self.causes, cls)
@@ -128,6 +134,10 @@ class Tally:
             g = self.groups.setdefault(group, [0, 0])
             g[0] += runs
             g[1] += failed
+        for name, (runs, times) in other.paths.items():
+            p = self.paths.setdefault(name, [0, 0])
+            p[0] += runs
+            p[1] += times
         for mine, theirs in ((self.causes, other.causes), (self.group_causes, other.group_causes),
                              (self.transformations, other.transformations), (self.faults, other.faults),
                              (self.steps, other.steps), (self.per_second, other.per_second)):
@@ -156,6 +166,10 @@ class Tally:
                 "transformations": {kind: {t: n for (k, t), n in sorted(self.transformations.items()) if k == kind}
                                     for kind in sorted(self.kinds)},
                 "faults": dict(sorted(self.faults.items())),
+                "paths": {name: {"runs": self.paths[name][0], "times": self.paths[name][1]}
+                          for name in PROTOCOL_PATHS if name in self.paths},
+                "paths_never_reached": [name for name in PROTOCOL_PATHS if name not in self.paths]
+                if self.kinds.get("sim") else [],
                 "steps": {kind: {str(s): n for (k, s), n in sorted(self.steps.items()) if k == kind}
                           for kind in sorted(self.kinds)},
             },

@@ -122,6 +122,11 @@ SINGLE_SOURCE_LOSS = "not-linearizable: acknowledged writes lost by a single-sou
 """The clients' cause when finding `remove-replace-single-source` explains every violation."""
 
 RELAXED_BARRIER = "not-linearizable after a progress barrier relaxed below its first level"
+
+STALE_COORDINATOR_READ = "not-linearizable: reads served to a coordinator behind their read group's last change"
+"""The clients' cause when reads a replica served to a lagging coordinator (Cassandra does not
+fence reads by the read group's lastModified) explain every violation: finding
+`stale-coordinator-read`."""
 """The clients' cause in a run where an operation stepped past a relaxed progress barrier:
 finding `relaxed-progress-barrier`."""
 
@@ -147,9 +152,36 @@ def epoch_regression(detail: str) -> Cause:
 
 
 def durability(detail: str) -> Cause:
-    """An acknowledged write missing at the end or from a later read (writes at ALL)."""
-    return Cause(family="durability", klass="durability: replicas disagree at the end",
-                 text=f"durability: {detail}")
+    """Writes at ALL: a replica lacks an acknowledged write at a quiet end that another one holds
+    (stale: a repair would heal it)."""
+    return Cause(family="durability", klass="durability: stale replica", text=f"durability: {detail}")
+
+
+def stale_read(detail: str) -> Cause:
+    """Writes at ALL: a read that began after a write was acknowledged missed it, which some
+    replica held (stale, not lost)."""
+    return Cause(family="durability", klass="durability: stale read", text=f"durability: {detail}")
+
+
+LOST_BY_SINGLE_SOURCE = "durability: lost by a single-source stream"
+"""The lost-write class when a faithful remove/replace stream from one source (or from nobody:
+no replica left) explains every lost write: finding `remove-replace-single-source`."""
+
+
+def lost_write(detail: str, *, single_source: bool = False) -> Cause:
+    """An acknowledged write no replica holds at the end and no deliverable hint carries (any
+    level but ANY): neither hints nor repair can bring it back."""
+    klass = LOST_BY_SINGLE_SOURCE if single_source else "durability: lost write"
+    return Cause(family="durability", klass=klass, text=f"durability: {detail}")
+
+
+TRACE_INVARIANTS = ("barrier", "fencing", "quorum", "streaming")
+
+
+def trace(invariant: str, detail: str) -> Cause:
+    """A trace invariant broken (checkers/protocol/): the class is the invariant alone."""
+    assert invariant in TRACE_INVARIANTS, invariant
+    return Cause(family="trace", klass=f"trace: {invariant}", text=f"trace: {invariant}: {detail}"[:MAX_TEXT])
 
 
 def liveness(what: str, detail: str) -> Cause:
@@ -164,7 +196,9 @@ def stateful(machine: str, where: str, message: str) -> Cause:
                  text=f"stateful {machine}: {where}: {message}"[:MAX_TEXT])
 
 
-__all__ = ["FAMILIES", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict", "crash",
-           "durability", "epoch_regression", "error", "history", "initial_placements_differ", "liveness",
-           "logs", "metadata_differs", "quorum", "refine_step", "spec_replay", "stateful", "timeout",
-           "worker_died"]
+__all__ = ["FAMILIES", "LOST_BY_SINGLE_SOURCE", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS",
+           "STALE_COORDINATOR_READ",
+           "TRACE_INVARIANTS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict",
+           "crash", "durability", "epoch_regression", "error", "history", "initial_placements_differ",
+           "liveness", "logs", "lost_write", "metadata_differs", "quorum", "refine_step", "spec_replay",
+           "stale_read", "stateful", "timeout", "trace", "worker_died"]

@@ -21,7 +21,13 @@ from typing import Any
 from attrs import evolve
 
 from campaign.run import cause as C
-from campaign.run.cause import REGULAR, RELAXED_BARRIER, SINGLE_SOURCE_LOSS, Cause
+from campaign.run.cause import (
+    REGULAR,
+    RELAXED_BARRIER,
+    SINGLE_SOURCE_LOSS,
+    STALE_COORDINATOR_READ,
+    Cause,
+)
 from campaign.run.histories import CHECK_TIMEOUT_S, as_history, check_clients
 from checkers.linearizability.model import KV
 from checkers.linearizability.verdict import Verdict
@@ -31,10 +37,13 @@ from impl.node.progress_barrier import CHAIN
 from impl.scenario import Scenario
 
 
-def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S
+def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S,
+                   reads_behind: frozenset[tuple[str, str, int]] = frozenset()
                    ) -> tuple[Verdict | None, tuple[str, ...]]:
     """The clients' verdict (None: the run had no client) and the single-source stream losses
-    that explain it, if any."""
+    that explain it, if any. `reads_behind`: (coordinator, key, completion time) of the reads a
+    replica served to a coordinator behind the read group's last change (campaign/run/
+    trace_checks.py)."""
     if not result.client_history:
         return None, ()
     clients = check_clients(result.client_history, timeout_s=timeout_s)
@@ -46,7 +55,26 @@ def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = 
                                                 deadline=time.monotonic() + timeout_s)
     if clients.valid is False and clients.cause != SINGLE_SOURCE_LOSS:
         clients = _relaxed_barrier(scenario, result, clients)
+    if clients.valid is False and clients.cause not in (SINGLE_SOURCE_LOSS, RELAXED_BARRIER) and reads_behind:
+        clients = _stale_coordinator_reads(result, clients, reads_behind, deadline=time.monotonic() + timeout_s)
     return clients, losses
+
+
+def _stale_coordinator_reads(result: RunResult, clients: Verdict, behind: frozenset[tuple[str, str, int]],
+                             *, deadline: float) -> Verdict:
+    """Finding `stale-coordinator-read`: a non-linearizable client history that the reads served
+    to a coordinator behind their read group's last change explain — without them (their invoke
+    and completion) it is linearizable. Cassandra's ReadCommandVerbHandler checks a read's
+    routing only, and a coordinator's catch-up on a successful response is asynchronous
+    (ResponseVerbHandler.maybeFetchLogs), so such a read can complete from a quorum that mixes
+    a replica that moved past it with one still behind."""
+    drop = {op.process for op in result.client_history
+            if op.f == "read" and op.type != "invoke" and (op.node, op.key, op.time) in behind}
+    if not drop:
+        return clients
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, as_history(kept), deadline=deadline)
+    return evolve(clients, cause=STALE_COORDINATOR_READ) if again.valid is True else clients
 
 
 def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
@@ -54,12 +82,13 @@ def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     each `ok` write and streaming hands it on, so at a quiet end the live read replicas of a key
     hold the same cell — unless a write of that key ended unknown (`info`, `fail`: applied part
     way, which nothing repairs but a read)."""
-    if not result.quiescent or not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients):
+    if not result.quiescent or not _judged(scenario):
         return ()
     unsure = {op.key for op in result.client_history if op.f == "write" and op.type in ("info", "fail")}
+    judged = _judged_keys(scenario)
     out: list[Cause] = []
     for ks, key, cells in result.replica_cells:
-        if key in unsure or len({(ts, v) for _, ts, v in cells}) <= 1:
+        if key in unsure or key not in judged or len({(ts, v) for _, ts, v in cells}) <= 1:
             continue
         held = ", ".join(f"{r}:{v if ts >= 0 else '-'}" for r, ts, v in cells)
         out.append(C.durability(f"replicas of {ks}/{key} disagree at the end ({held})"))
@@ -73,7 +102,7 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     linearizability on purpose: a write still in flight may be seen by one read at ONE and not
     by a later one (reads at ONE repair nothing), which is Cassandra's semantics. Last write
     wins by the coordinator's clock, so not with clock skew."""
-    if not scenario.clients or any(c.write_cl != ("ALL",) for c in scenario.clients) or scenario.clock_skew:
+    if not _judged(scenario) or scenario.clock_skew:
         return ()
     invoked: dict[int, Any] = {}
     writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
@@ -90,27 +119,49 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
                 (start.time, op.time if op.type == "ok" else None, json.loads(start.value)))
         elif op.type == "ok":
             reads.append((op.key, start.time, json.loads(op.value)))
+    judged = _judged_keys(scenario)
     for key, at, value in reads:
+        if key not in judged:
+            continue
         done = [w for w in writes.get(key, []) if w[1] is not None and w[1] < at]
         if not done:
             continue
         if value is None:
-            return (C.durability(f"stale read of {key}: nothing, after write {done[-1][2]} was acknowledged"),)
+            return (C.stale_read(f"stale read of {key}: nothing, after write {done[-1][2]} was acknowledged"),)
         source = next((w for w in writes.get(key, []) if w[2] == value), None)
         if source is None or source[1] is None:
             continue
         newer = next((w for w in done if source[1] < w[0]), None)
         if newer is not None:
-            return (C.durability(f"stale read of {key}: {value}, after write {newer[2]} (begun once "
+            return (C.stale_read(f"stale read of {key}: {value}, after write {newer[2]} (begun once "
                                  f"{value} was acknowledged) was acknowledged"),)
     return ()
 
 
 
 
+def _judged(scenario: Scenario) -> bool:
+    """Every client write at ALL — leaving out write-only workloads at ANY on keys of their
+    own (`key_prefix`; a write at ANY promises nothing a read could check)."""
+    return bool(_reading(scenario)) and all(c.write_cl == ("ALL",) for c in _reading(scenario))
+
+
+def _reading(scenario: Scenario) -> list[Any]:
+    """The client workloads but those writing at ANY only, on keys no other workload uses."""
+    def apart(c: Any) -> bool:
+        return c.write_cl == ("ANY",) and c.writes == 1.0 and sum(
+            1 for o in scenario.clients if o.key_prefix == c.key_prefix) == 1
+
+    return [c for c in scenario.clients if not apart(c)]
+
+
+def _judged_keys(scenario: Scenario) -> frozenset[str]:
+    """The keys of the workloads `_reading` keeps (writes at ANY on keys of their own left out)."""
+    return frozenset(f"{c.key_prefix}{i}" for c in _reading(scenario) for i in range(c.keys))
+
+
 def _reads_at_one_writes_at_all(scenario: Scenario) -> bool:
-    return bool(scenario.clients) and all(c.read_cl == ("ONE",) and c.write_cl == ("ALL",)
-                                          for c in scenario.clients)
+    return _judged(scenario) and all(c.read_cl == ("ONE",) for c in _reading(scenario))
 
 
 def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
@@ -159,17 +210,43 @@ def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
 
 def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdict, *,
                           deadline: float) -> tuple[Verdict, tuple[str, ...]]:
-    """Whether a non-linearizable client history is finding `remove-replace-single-source`
-    (past the 60-line guideline: gathering the writes, matching them to the stream records and
-    re-checking without them are one argument, best read in one piece).
+    """Whether a non-linearizable client history is finding `remove-replace-single-source`:
+    some writes were lost by a single-source stream (`stream_losses`), and the history with
+    those writes taken out (and the reads that returned them) is linearizable; anything else
+    fails as before."""
+    lost, why = stream_losses(scenario, result)
+    if not lost:
+        return clients, ()
+    drop = set()
+    opened: dict[int, Any] = {}
+    for op in result.client_history:
+        if op.type == "invoke":
+            opened[op.process] = op
+            continue
+        inv = opened.get(op.process)
+        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
+            drop.add(op.process)
+    kept = [op for op in result.client_history if op.process not in drop]
+    again = check(KV, as_history(kept), deadline=deadline)
+    if again.valid is not True:
+        return clients, tuple(why)
+    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
+
+
+
+
+def stream_losses(scenario: Scenario, result: RunResult) -> tuple[set[tuple[str, Any]], list[str]]:
+    """(key, value) of the client writes a remove or replace did not stream to a new replica,
+    with a line each saying how (past the 60-line guideline: gathering the writes and matching
+    them to the stream records are one argument, best read in one piece).
 
     Evidence (`RunResult.streams`): a write acknowledged before a remove or replace finished
     streaming a range, held by some node then, yet not by the new replica after it received the
     range from its one source — a replica of the range before the operation other than the
     removed/replaced node (Cassandra's candidates) — or from nobody (no other replica: RF 1).
-    The failure is that finding only if the history with those writes taken out (and the reads
-    that returned them) is linearizable: anything else fails as before. A stream from any other
-    node (a bug, e.g. switch stream-from-non-replica) or from several sources is no evidence."""
+    A stream from any other node (a bug, e.g. switch stream-from-non-replica) or from several
+    sources is no evidence."""
     keyspaces = {c.keyspace for c in scenario.clients}
     acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
     written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
@@ -204,25 +281,7 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
                     source = f"from {rec.sources[0]} only" if rec.sources else "from nobody"
                     why.append(f"{rec.keyspace}/{key}={value} {'acknowledged' if (key, value) in acked else 'written'}, not on {rec.destination} after "
                                f"{rec.op} of {rec.excluded} streamed ({rec.left}, {rec.right}] {source}")
-    if not lost:
-        return clients, ()
-    drop = set()
-    opened: dict[int, Any] = {}
-    for op in result.client_history:
-        if op.type == "invoke":
-            opened[op.process] = op
-            continue
-        inv = opened.get(op.process)
-        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
-        if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
-            drop.add(op.process)
-    kept = [op for op in result.client_history if op.process not in drop]
-    again = check(KV, as_history(kept), deadline=deadline)
-    if again.valid is not True:
-        return clients, tuple(why)
-    return evolve(clients, cause=SINGLE_SOURCE_LOSS), tuple(why)
-
-
+    return lost, why
 
 
 def _relaxed_barrier(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:

@@ -14,7 +14,13 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from campaign.run.cause import RELAXED_BARRIER, SINGLE_SOURCE_LOSS, clients
+from campaign.run.cause import (
+    LOST_BY_SINGLE_SOURCE,
+    RELAXED_BARRIER,
+    SINGLE_SOURCE_LOSS,
+    STALE_COORDINATOR_READ,
+    clients,
+)
 
 
 @frozen(kw_only=True)
@@ -95,7 +101,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="remove-replace-single-source",
-        cause_classes=(clients(SINGLE_SOURCE_LOSS).klass,),
+        cause_classes=(clients(SINGLE_SOURCE_LOSS).klass, LOST_BY_SINGLE_SOURCE),
         summary=(
             "Removenode and replace stream each range the new replica gains from ONE remaining "
             "replica (RemoveNodeStreams.movementMap + DataMovementVerbHandler: the first live full "
@@ -103,7 +109,9 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "potential for strict movements when replacing'), and from nobody when the removed "
             "node was the only replica (RF 1). A write acknowledged by the removed/replaced node and "
             "replicas other than that source is missing on the new replica, so later reads miss "
-            "it (Cassandra's answer: repair afterwards). Fix stream-from-all-replicas."
+            "it until hints or a repair bring it there (stale); it is lost for good only where no "
+            "replica is left (RF 1: 'durability: lost by a single-source stream'). Cassandra's "
+            "answer: repair afterwards. Fix stream-from-all-replicas."
         ),
         replay="tcmcheck replay examples/findings/remove-replace-single-source.json",
         fix="stream-from-all-replicas",
@@ -124,6 +132,23 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         ),
         replay="tcmcheck replay examples/findings/relaxed-progress-barrier.json",
         fix="barrier-no-relaxation",
+    ),
+    KnownFinding(
+        id="stale-coordinator-read",
+        cause_classes=(clients(STALE_COORDINATOR_READ).klass,),
+        summary=(
+            "ReadCommandVerbHandler.checkTokenOwnership checks a read's routing only (no "
+            "lastModified of the read group, unlike AbstractMutationVerbHandler for writes), and a "
+            "coordinator's catch-up on a successful response is asynchronous "
+            "(ResponseVerbHandler.maybeFetchLogs: fetchLogFromPeerAsync), so ReadCallback's "
+            "stillAppliesTo(ClusterMetadata.current()) passes on the old plan: a coordinator cut off "
+            "across a whole operation completes a QUORUM read from a replica that moved past it "
+            "(still a read replica) and one that lags with it, and misses writes the new read "
+            "group acknowledged. Fix fence-reads-by-last-modified: refuse such a read as "
+            "CoordinatorBehind, as writes are."
+        ),
+        replay="tcmcheck replay examples/findings/stale-coordinator-read.json",
+        fix="fence-reads-by-last-modified",
     ),
 )
 

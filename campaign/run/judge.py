@@ -31,6 +31,7 @@ from campaign.run.cause import Cause
 from campaign.run.clients import client_verdict, durability, stale_reads
 from campaign.run.histories import CHECK_TIMEOUT_S, as_history, commit_attempts, node_logs
 from campaign.run.liveness import liveness
+from campaign.run.trace_checks import ProtocolJudgement, judge_protocol
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.model import LOG
 from checkers.linearizability.verdict import Verdict
@@ -68,6 +69,8 @@ class Judgement:
     """Epochs two nodes applied different entries at (impl noticed it while running)."""
     apply_failures: tuple[tuple[str, int, str], ...] = ()
     """(node, epoch, reason): an entry a node could not apply."""
+    protocol: ProtocolJudgement = ProtocolJudgement()
+    """The trace invariants (checkers/protocol/) and the stale-versus-lost report."""
 
     def causes(self) -> tuple[Cause, ...]:
         """Every failed check's cause, most fundamental first (the first is the run's cause)."""
@@ -80,8 +83,9 @@ class Judgement:
             out.append(C.history(self.history.cause))
         if self.clients is not None and self.clients.valid is False:
             out.append(C.clients(self.clients.cause))
+        out += self.protocol.causes()
         out += [C.spec_replay(r) for r in self.refinement[:1]]
-        return (*out, *self.holdings, *self.liveness)
+        return (*out, *self.holdings, *self.protocol.durability_causes(), *self.liveness)
 
     @property
     def safe(self) -> bool:
@@ -105,6 +109,7 @@ class Judgement:
             **({"stream_losses": list(self.stream_losses)} if self.stream_losses else {}),
             **({} if self.clients is None else {
                 "clients": {"valid": self.clients.valid, "cause": self.clients.cause}}),
+            **self.protocol.summary(),
         }
 
 
@@ -193,8 +198,14 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
     verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
                          initial_epoch=start.epoch)
     history = check(LOG, as_history(result.commit_history), deadline=time.monotonic() + timeout_s)
-    clients, losses = client_verdict(scenario, result, timeout_s=timeout_s)
+    whole = full and not replay.refused and reference is not None
+    protocol = judge_protocol(scenario, result, replay.states if whole else None,
+                              reference.entries if reference is not None else (),
+                              replay.final if whole else None, fixes)
+    clients, losses = client_verdict(scenario, result, timeout_s=timeout_s,
+                                     reads_behind=protocol.reads_behind)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
+                     protocol=protocol,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)
                      + _holdings(result, replay) + durability(scenario, result) + stale_reads(scenario, result),
                      liveness=liveness(scenario, result, replay.final), stream_losses=losses,

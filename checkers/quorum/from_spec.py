@@ -22,6 +22,7 @@ from checkers.quorum.model import (
     StepBarrier,
 )
 from spec.metadata import ClusterMetadata
+from spec.nodes import NodeId
 from spec.placement import DataPlacement, ReplicaGroups
 from spec.sequences import OperationKind
 from spec.tokens import ring_ranges
@@ -80,30 +81,40 @@ def step_barriers(states: Sequence[ClusterMetadata], transformations: Sequence[T
         t = transformations[i] if i < len(transformations) else None
         if t is None or t.kind == "START_JOIN" or not t.kind.startswith(("START_", "MID_", "FINISH_")):
             continue
-        prev = states[i - 1]
-        seq = prev.in_progress.get(getattr(t, "node"))  # noqa: B009  # every step names its node
-        if seq is None:
-            continue
-        excluded: frozenset[str] = frozenset()
-        if not waits_for_replaced:
-            if seq.kind is OperationKind.REPLACE and seq.replaced is not None:
-                excluded = frozenset({seq.replaced})
-            elif seq.kind is OperationKind.REMOVE:
-                excluded = frozenset({seq.node})
-        ranges: list[LockedBarrier] = []
-        for ks, locked in seq.affected.by_keyspace:
-            placement = prev.placements.get(ks)
-            if placement is None:
-                continue
-            for lock in locked:
-                members: set[str] = set()
-                for groups in (placement.reads, placement.writes):
-                    for r, replicas in groups.entries:
-                        if r.contains(lock):
-                            members |= replicas
-                ranges.append(LockedBarrier(keyspace=ks, range=lock, participants=frozenset(members) - excluded))
-        out.append(StepBarrier(epoch=states[i].epoch, ranges=tuple(ranges)))
+        ranges = locked_barriers(states[i - 1], getattr(t, "node"),  # noqa: B009  # every step names its node
+                                 waits_for_replaced=waits_for_replaced)
+        if ranges is not None:
+            out.append(StepBarrier(epoch=states[i].epoch, ranges=ranges))
     return tuple(out)
+
+
+def locked_barriers(prev: ClusterMetadata, node: NodeId, *,
+                    waits_for_replaced: bool = False) -> tuple[LockedBarrier, ...] | None:
+    """The barrier of `node`'s sequence in `prev` (None: no sequence): per locked range, the
+    replicas of the current read and write groups of the ranges containing it, minus the
+    replaced or removed node (see `step_barriers`)."""
+    seq = prev.in_progress.get(node)
+    if seq is None:
+        return None
+    excluded: frozenset[str] = frozenset()
+    if not waits_for_replaced:
+        if seq.kind is OperationKind.REPLACE and seq.replaced is not None:
+            excluded = frozenset({seq.replaced})
+        elif seq.kind is OperationKind.REMOVE:
+            excluded = frozenset({seq.node})
+    ranges: list[LockedBarrier] = []
+    for ks, locked in seq.affected.by_keyspace:
+        if ks not in prev.placements.keyspaces():
+            continue
+        placement = prev.placements.get(ks)
+        for lock in locked:
+            members: set[str] = set()
+            for groups in (placement.reads, placement.writes):
+                for r, replicas in groups.entries:
+                    if r.contains(lock):
+                        members |= replicas
+            ranges.append(LockedBarrier(keyspace=ks, range=lock, participants=frozenset(members) - excluded))
+    return tuple(ranges)
 
 
 def history_from_run(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,

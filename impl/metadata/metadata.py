@@ -167,7 +167,13 @@ class Metadata:
 
     def barrier_groups(self, node_id: str) -> list[tuple[str, Range, Replicas, Replicas]]:
         """For the progress barrier of `node_id`'s sequence: per keyspace and locked range,
-        the read and write groups of every current range intersecting it."""
+        the read and write groups of every current range intersecting it. Cassandra's
+        `ReplicaGroups.matchRange` takes the range *containing* it, but Cassandra locks the
+        pieces PREPARE's split makes (`PlacementTransitionPlan`: toSplit's additions) where our
+        metadata locks the range before the split (and the merged range where a leave merges,
+        as Cassandra's toMerged): containment over our locks would wait for nobody on a join's
+        split range, which Cassandra waits for. Intersection waits for at least what Cassandra
+        does (docs/faithfulness.md)."""
         seq = self.sequences.get(node_id)
         if seq is None:
             return []

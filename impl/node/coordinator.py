@@ -1,25 +1,33 @@
-"""The coordinator of a client read or write (Cassandra's StorageProxy with ReplicaPlans).
+"""The coordinator of a client read or write (Cassandra's StorageProxy with ReplicaPlans,
+trunk 6bbe85ef).
 
-Plans come from the coordinator's own metadata (`ReplicaPlans.forWrite` / `forRead`):
-- a write goes to every write replica of the token and needs `blockForWrite` responses: the
-  level's count over the natural replicas plus one per pending replica (impl/data/consistency);
-- a read goes to the token's read replicas and needs `blockFor` data responses; the newest
-  cell (timestamp, then value) wins and is written back, before the read answers, to the
-  write replicas that lack it until the write level's count hold it (blocking read repair
-  over the repair plan: `ReplicaPlans.forReadRepair`, `BlockingPartitionRepair`).
+Plans come from the coordinator's own metadata and failure detector (impl/node/replica_plans.py):
+- a write goes to every live write replica of the token and needs `blockForWrite` responses (the
+  level's count over the natural replicas plus one per pending replica, impl/data/consistency);
+  a replica seen down is hinted instead (impl/node/hints.py), and so is one that refuses or does
+  not answer within `write_timeout` — also after the write succeeded, as Cassandra's callbacks
+  outlive the handler (`AbstractWriteResponseHandler.onFailure`, run on expiry). At ANY a stored
+  hint counts as the one answer, and a timed-out write at ANY is hinted to every replica and
+  succeeds (`StorageProxy.mutate`);
+- a read goes to the first `blockFor` live read replicas by proximity (plus one more after
+  `speculative_retry`) and needs `blockFor` data responses; the newest cell (timestamp, then
+  value) wins. Only when the counted responses disagree is it written back, before the read
+  answers, over the repair plan (the live write replicas that were read, then others until the
+  write level could be met) until the write level's count of that plan hold it (blocking read
+  repair: `ReplicaPlans.forReadRepair`, `BlockingPartitionRepair`).
 Every response carries the replica's epoch. An error (`InvalidRouting`, `CoordinatorBehind`)
 does not count. Catching up follows `ResponseVerbHandler.maybeFetchLogs`: a response showing a
 newer epoch starts an asynchronous log fetch (the node's `deliver` does that for every
 message), except a `CoordinatorBehind`/`InvalidRouting` refusal, which reaches the request only
 after a blocking fetch (`fetchLogFromPeerOrCMS`): here it is parked until the log reaches its
 epoch. When the level is reached, the plan is re-checked against the coordinator's metadata as
-it is at that moment, caught up or not (`ReplicaPlan.stillAppliesTo(ClusterMetadata.current())`
-in `ReadCallback.awaitResults` and `AbstractWriteResponseHandler.get`; for a read's repair, the
-repair plan in `BlockingReadRepair.awaitWrites`); if the responses no longer satisfy the newer
-plan, the request fails. A write that does
-not succeed may still have reached some replicas: its outcome is unknown (`info`); a failed
-read changed nothing visible (`fail`). Timestamps are the coordinator's clock plus its skew.
-In gossip mode there are no epoch checks and no re-validation.
+it is at that moment (`ReplicaPlan.stillAppliesTo(ClusterMetadata.current())` in
+`ReadCallback.awaitResults` and `AbstractWriteResponseHandler.get`; for a read's repair,
+`BlockingReadRepair.awaitWrites`); if the responses no longer satisfy the newer plan, the
+request fails. A write that does not succeed may still have reached some replicas: its outcome
+is unknown (`info`); a failed read changed nothing visible (`fail`); an unavailable request sent
+nothing (`fail`). Timestamps are the coordinator's clock plus its skew. In gossip mode there are
+no epoch checks and no re-validation.
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from impl import bugs
-from impl.data.consistency import Requirement, block_for
 from impl.messages import (
     COORDINATOR_BEHIND,
     INVALID_ROUTING,
@@ -37,115 +44,115 @@ from impl.messages import (
     Read,
     ReadResponse,
 )
+from impl.node.replica_plans import Plan, dc_of, read_plan, repair_plan, write_plan
+from impl.node.request import HINT, Done, Request, errors
 
 if TYPE_CHECKING:
     from impl.node.host import Host
-
-Done = Callable[[str, Any], None]
-"""`done(outcome, value)`: outcome "ok" / "fail" / "info"; value read (reads) or the reason."""
-
-
-class _Request:
-    __slots__ = ("id", "write", "keyspace", "key", "token", "cl", "done", "replicas",
-                 "requirement", "plan_epoch", "acks", "errors", "cells", "timer",
-                 "value", "timestamp", "repairing", "repaired", "finished", "repair_replicas",
-                 "repair_requirement", "repair_epoch", "repair_acks")
-
-    def __init__(self, rid: int, write: bool, keyspace: str, key: str, token: int, cl: str,
-                 done: Done) -> None:
-        self.id = rid
-        self.write = write
-        self.keyspace = keyspace
-        self.key = key
-        self.token = token
-        self.cl = cl
-        self.done = done
-        self.replicas: tuple[str, ...] = ()
-        self.requirement = Requirement()
-        self.plan_epoch = 0
-        self.acks: set[str] = set()
-        self.errors: dict[str, str] = {}
-        self.cells: dict[str, tuple[int, int | None]] = {}
-        self.timer: object = None
-        self.value: int | None = None
-        self.timestamp = 0
-        self.repairing: dict[str, int] = {}  # stale replica -> repair request id
-        self.repaired: set[str] = set()
-        self.repair_replicas: tuple[str, ...] = ()
-        self.repair_requirement = Requirement()
-        self.repair_epoch = -1  # -1: no blocking repair (every replica the plan needs agreed)
-        self.repair_acks: set[str] = set()  # the repair plan's `contacted`
-        self.finished = False
-
 
 class Coordinator:
     def __init__(self, node: Host, skew_ns: int, next_id: Callable[[], int]) -> None:
         self._node = node
         self._skew = skew_ns
         self._next_id = next_id
-        self._requests: dict[int, _Request] = {}
+        self._requests: dict[int, Request] = {}
+        self._expiring: dict[int, Request] = {}  # answered writes whose callbacks still run
         self._repairs: dict[int, int] = {}  # repair request id -> read request id
         # refusals from replicas ahead of this node, held until the log reaches their epoch
         self._parked: list[MutationAck | ReadResponse] = []
 
-    # --- plans ---
-
-    def _plan(self, req: _Request) -> bool:
-        node = self._node
-        meta = node.log.metadata
-        if req.keyspace not in meta.keyspaces:
-            return False
-        ks = meta.keyspaces[req.keyspace]
-        dc = meta.node_location(node.id)[0] if node.id in meta.directory else ""
-        if req.write:
-            req.replicas = meta.write_replicas(req.keyspace, req.token)
-            pending = [meta.node_location(r)[0] for r in meta.pending_replicas(req.keyspace, req.token)]
-            if bugs.on(node.settings, "mid-drops-old-write-replicas") and any(
-                    s.next_step == "FINISH" for s in meta.sequences.values()):
-                req.replicas = meta.read_replicas(req.keyspace, req.token)
-                pending = []
-            if bugs.on(node.settings, "pending-not-in-blockfor"):
-                pending = []
-        else:
-            req.replicas = meta.read_replicas(req.keyspace, req.token)
-            pending = []
-        req.requirement = block_for(req.cl, ks.replication.strategy, ks.replication.factors, dc, pending)
-        req.plan_epoch = node.log.applied
-        return True
+    def _emit(self, kind: str, *fields: Any) -> None:
+        self._node.world.protocol.emit(kind, self._node.id, *fields)
 
     def _dc_of(self, replica: str) -> str:
-        meta = self._node.log.metadata
-        return meta.node_location(replica)[0] if replica in meta.directory else ""
+        return dc_of(self._node.log.metadata, replica)
+
+    def _rotation(self, n: int) -> int:
+        return self._node.decisions.randrange(f"read-order {self._node.id}", n)
+
+    def _adopt(self, req: Request, plan: Plan) -> None:
+        req.replicas = plan.replicas
+        req.requirement = plan.requirement
+        req.plan_epoch = plan.epoch
 
     # --- client entry points ---
 
     def write(self, keyspace: str, key: str, token: int, value: int, cl: str, done: Done) -> None:
         node = self._node
-        req = _Request(self._next_id(), True, keyspace, key, token, cl, done)
-        if not self._plan(req):
+        req = Request(self._next_id(), True, keyspace, key, token, cl, done)
+        plan = write_plan(node, keyspace, token, cl)
+        if plan is None:
             done("fail", f"unknown keyspace {keyspace}")
             return
         req.value = value
         req.timestamp = node.world.queue.clock.now + self._skew
+        self._emit("write_plan", req.id, keyspace, key, token, cl, plan.epoch,
+                   self._dc_of(node.id), plan.contacts, plan.down, req.timestamp, value)
+        if not plan.available:
+            node.counters["unavailable_write"] += 1
+            self._emit("write_done", req.id, "fail", node.log.applied)
+            done("fail", "unavailable")
+            return
+        self._adopt(req, plan)
+        if plan.pending:
+            node.counters[f"writes_pending_{cl.lower()}"] += 1
+        if cl == "ANY":
+            node.counters["writes_any"] += 1
         self._requests[req.id] = req
         req.timer = node.timer(node.settings.write_timeout_ns, self._timeout, req.id)
         msg = Mutation(sender=node.id, epoch=node.log.applied, request_id=req.id, keyspace=keyspace,
                        key=key, token=token, timestamp=req.timestamp, value=value)
-        for r in req.replicas:
+        req.sent = list(plan.contacts)
+        req.waiting = set(plan.contacts)
+        for r in plan.contacts:
             node.send(r, msg)
+        hinted = [r for r in plan.down if self._hint(req, r, "down" if cl != "ANY" else "any")]
+        if hinted and cl == "ANY":  # submitHint notifies the handler only at ANY
+            req.acks.add(HINT)
+            self._emit("write_ack", req.id, HINT, "hint")
+            self._progress(req)
+
+    def _hint(self, req: Request, target: str, reason: str) -> bool:
+        assert req.value is not None
+        return self._node.hints.store(target, req.keyspace, req.key, req.token, req.timestamp,
+                                      req.value, reason)
 
     def read(self, keyspace: str, key: str, token: int, cl: str, done: Done) -> None:
         node = self._node
-        req = _Request(self._next_id(), False, keyspace, key, token, cl, done)
-        if not self._plan(req):
+        req = Request(self._next_id(), False, keyspace, key, token, cl, done)
+        plan = read_plan(node, keyspace, token, cl, self._rotation)
+        if plan is None:
             done("fail", f"unknown keyspace {keyspace}")
             return
+        self._emit("read_plan", req.id, keyspace, key, token, cl, plan.epoch, self._dc_of(node.id),
+                   plan.contacts)
+        if not plan.available:
+            node.counters["unavailable_read"] += 1
+            self._emit("read_done", req.id, "fail", -1, None, node.log.applied)
+            done("fail", "unavailable")
+            return
+        self._adopt(req, plan)
         self._requests[req.id] = req
         req.timer = node.timer(node.settings.read_timeout_ns, self._timeout, req.id)
-        msg = Read(sender=node.id, epoch=node.log.applied, request_id=req.id, keyspace=keyspace,
-                   key=key, token=token)
-        for r in req.replicas:
-            node.send(r, msg)
+        req.spare = [r for r in plan.replicas if r not in plan.contacts]
+        for r in plan.contacts:
+            self._send_read(req, r)
+        if req.spare and cl != "EACH_QUORUM":  # no speculation at EACH_QUORUM (CASSANDRA-11980)
+            node.timer(node.settings.speculative_retry_ns, self._speculate, req.id)
+
+    def _send_read(self, req: Request, replica: str) -> None:
+        node = self._node
+        req.sent.append(replica)
+        node.send(replica, Read(sender=node.id, epoch=node.log.applied, request_id=req.id,
+                                keyspace=req.keyspace, key=req.key, token=req.token))
+
+    def _speculate(self, rid: int) -> None:
+        req = self._requests.get(rid)
+        if req is None or req.finished or req.resolved or not req.spare:
+            return
+        self._node.counters["speculative_reads"] += 1
+        self._emit("read_speculate", req.id, req.spare[0])
+        self._send_read(req, req.spare.pop(0))
 
     # --- responses ---
 
@@ -156,15 +163,25 @@ class Coordinator:
             if req is not None and not msg.error:
                 req.repaired.add(msg.sender)
                 req.repair_acks.add(msg.sender)
+                self._emit("read_repair_ack", req.id, msg.sender)
                 self._progress(req)
             return
-        req = self._requests.get(msg.request_id)
+        req = self._requests.get(msg.request_id) or self._expiring.get(msg.request_id)
         if req is None or self._park(msg):
             return
+        if msg.sender not in req.waiting:
+            return  # a duplicate, or an answer after its callback expired
+        req.waiting.discard(msg.sender)
         if msg.error:
             req.errors[msg.sender] = msg.error
+            self._hint(req, msg.sender, "refused")  # onFailure hints a failure response too
         else:
             req.acks.add(msg.sender)
+            self._emit("write_ack", req.id, msg.sender, "ack")
+        if req.finished:
+            if not req.waiting:
+                self._expired(req)
+            return
         self._progress(req)
 
     def on_read_response(self, msg: ReadResponse) -> None:
@@ -173,9 +190,10 @@ class Coordinator:
             return
         if msg.error:
             req.errors[msg.sender] = msg.error
-        elif req.repairing == {}:
-            # why only before repair starts: the set of responses the read resolves is fixed
+        elif not req.resolved:
+            # why only before resolving: the set of responses the read resolves is fixed
             req.cells[msg.sender] = (msg.timestamp, msg.value)
+            self._emit("read_resp", req.id, msg.sender, msg.timestamp, msg.value)
         self._progress(req)
 
     def _park(self, msg: MutationAck | ReadResponse) -> bool:
@@ -196,7 +214,7 @@ class Coordinator:
             return
         # why: a refusal whose request ended meanwhile is dropped here, not kept for ever
         self._parked = [m for m in self._parked if m.epoch > applied
-                        and m.request_id in self._requests]
+                        and (m.request_id in self._requests or m.request_id in self._expiring)]
         for m in ready:
             if isinstance(m, MutationAck):
                 self.on_mutation_ack(m)
@@ -205,84 +223,94 @@ class Coordinator:
 
     # --- deciding ---
 
-    def _counted(self, req: _Request, responders: set[str]) -> bool:
+    def _counted(self, req: Request, responders: set[str]) -> bool:
+        if req.cl == "ANY":
+            return bool(responders)
         return req.requirement.satisfied([r for r in req.replicas if r in responders], self._dc_of)
 
-    def _progress(self, req: _Request) -> None:
+    def _progress(self, req: Request) -> None:
         if req.finished:
             return
         if req.write:
             if not self._counted(req, req.acks):
-                if len(req.acks) + len(req.errors) >= len(req.replicas) and req.errors:
-                    self._finish(req, "info", "errors: " + _errors(req))
+                if not req.waiting and req.errors:
+                    self._finish(req, "info", "errors: " + errors(req))
                 return
-            if self._revalidate(req, req.acks):
+            if req.cl == "ANY" or self._revalidate(req, req.acks):
                 self._finish(req, "ok", None)
             return
-        # a read: enough data responses, then repair before answering
-        responders = set(req.cells)
-        if not req.repairing:
+        if not req.resolved:
+            responders = set(req.cells)
             if not self._counted(req, responders):
-                if len(req.cells) + len(req.errors) >= len(req.replicas) and req.errors:
-                    self._finish(req, "fail", "errors: " + _errors(req))
+                if len(req.cells) + len(req.errors) >= len(req.sent) and req.errors and not req.spare:
+                    self._finish(req, "fail", "errors: " + errors(req))
                 return
             if not self._revalidate(req, responders):  # ReadCallback.awaitResults
                 return
-            ts, value = max(req.cells.values(), key=lambda c: (c[0], -1 if c[1] is None else c[1]))
-            req.value = value
-            req.timestamp = ts
-            self._start_repair(req, ts, value)
+            self._resolve(req)
         if not req.repair_requirement.satisfied(
                 [r for r in req.repair_replicas if r in req.repaired], self._dc_of):
             return
         if self._revalidate_repair(req):  # BlockingReadRepair.awaitWrites
             self._finish(req, "ok", req.value)
 
-    def _start_repair(self, req: _Request, ts: int, value: int | None) -> None:
-        """Blocking read repair over the repair plan (Cassandra's `ReplicaPlans.forReadRepair`
-        and BlockingPartitionRepair): the write replicas of the token, pending ones included;
-        stale responders and write replicas that were not read (a pending replica, say) get
-        the resolved cell, and the read answers once the write level's count of them
-        (`blockForWrite`) hold it — so the value is on a write quorum, which the read quorum
-        of any later epoch intersects."""
+    def _resolve(self, req: Request) -> None:
+        """The newest cell of the counted responses; a blocking repair when they disagree."""
+        req.resolved = True
+        ts, value = max(req.cells.values(), key=lambda c: (c[0], -1 if c[1] is None else c[1]))
+        req.value = value
+        req.timestamp = ts
+        self._emit("read_resolve", req.id, self._node.log.applied, tuple(sorted(req.cells)), ts, value)
+        stale = {r for r, c in req.cells.items() if c != (ts, value)}
+        if not stale or value is None or bugs.on(self._node.settings, "read-repair-skipped"):
+            return  # the responses agree (a digest match): nothing to repair
+        self._start_repair(req, ts, value, set(req.cells) - stale)
+
+    def _start_repair(self, req: Request, ts: int, value: int, up_to_date: set[str]) -> None:
+        """Blocking read repair (BlockingPartitionRepair): each plan member that lacks the
+        resolved cell is sent it; the read answers once the write level's count of the plan
+        hold it — so the value is on a write quorum, which any later read quorum meets."""
         node = self._node
-        up_to_date = {r for r, c in req.cells.items() if c == (ts, value)}
-        if value is None or bugs.on(node.settings, "read-repair-skipped"):
-            req.repairing = {"-": -1}  # nothing was ever written: nothing to repair
-            req.repair_requirement = Requirement()
-            return
-        meta = node.log.metadata
-        ks = meta.keyspaces[req.keyspace]
-        writes = meta.write_replicas(req.keyspace, req.token)
-        pending = [self._dc_of(r) for r in meta.pending_replicas(req.keyspace, req.token)]
-        req.repair_replicas = writes
-        req.repair_requirement = block_for(req.cl, ks.replication.strategy, ks.replication.factors,
-                                           self._dc_of(node.id), pending)
-        req.repaired = set(up_to_date)
-        req.repairing = {"-": -1}
-        if not req.repair_requirement.satisfied([r for r in writes if r in up_to_date], self._dc_of):
-            req.repair_epoch = node.log.applied  # the read blocks on this repair plan
-        for r in sorted(set(writes) - up_to_date):
+        plan, need, epoch = repair_plan(node, req.keyspace, req.token, req.cl, req.sent,
+                                        self._rotation)
+        now = write_plan(node, req.keyspace, req.token, req.cl)
+        assert now is not None
+        req.repair_writes = (now.replicas, now.pending)
+        req.repair_replicas = plan
+        req.repair_requirement = need
+        req.repaired = up_to_date & set(plan)
+        req.repair_epoch = epoch
+        targets = sorted(r for r in plan if r not in up_to_date)
+        self._emit("read_repair", req.id, epoch, plan, tuple(targets))
+        node.counters["read_repairs"] += 1
+        for r in targets:
             rid = self._next_id()
             req.repairing[r] = rid
             self._repairs[rid] = req.id
+            node.counters["read_repair_mutations"] += 1
             node.send(r, Mutation(sender=node.id, epoch=node.log.applied, request_id=rid,
                                   keyspace=req.keyspace, key=req.key, token=req.token,
                                   timestamp=ts, value=value, repair=True))
 
-    def _revalidate(self, req: _Request, responders: set[str]) -> bool:
+    def _revalidate(self, req: Request, responders: set[str]) -> bool:
         """True when the request may answer now, else it fails it (ReplicaPlan.stillAppliesTo
         against `ClusterMetadata.current()`): if this node's metadata moved past the plan's
         epoch, the same responses must satisfy the plan of the metadata it holds now. A newer
         epoch a response showed but this node has not fetched yet is not waited for."""
         node = self._node
-        if node.settings.mode == "gossip" or node.log.applied <= req.plan_epoch \
+        ahead = 1 if bugs.on(node.settings, "revalidation-off-by-one") else 0
+        if node.settings.mode == "gossip" or node.log.applied <= req.plan_epoch + ahead \
                 or bugs.on(node.settings, "coordinator-skips-revalidation"):
             return True
         old, epoch = req.replicas, req.plan_epoch
-        if not self._plan(req):
+        plan = (write_plan(node, req.keyspace, req.token, req.cl) if req.write
+                else read_plan(node, req.keyspace, req.token, req.cl, lambda n: 0))
+        if plan is None:
             self._finish(req, "info" if req.write else "fail", "keyspace gone")
             return False
+        self._adopt(req, plan)
+        if not req.write:  # membership of the new read group, whatever the detector says
+            req.replicas = tuple(node.log.metadata.read_replicas(req.keyspace, req.token))
         if self._counted(req, responders):
             return True
         node.counters["coordinator_revalidation_failures"] += 1
@@ -290,7 +318,7 @@ class Coordinator:
                      f"plan changed at e{epoch}: {','.join(old)} -> {','.join(req.replicas)}")
         return False
 
-    def _revalidate_repair(self, req: _Request) -> bool:
+    def _revalidate_repair(self, req: Request) -> bool:
         """The blocking read repair's plan re-checked the same way (BlockingReadRepair
         .awaitWrites: `repairPlan.stillAppliesTo`), counting the replicas that acknowledged a
         repair (the repair plan's `contacted`)."""
@@ -299,18 +327,14 @@ class Coordinator:
                 or node.log.applied <= req.repair_epoch \
                 or bugs.on(node.settings, "coordinator-skips-revalidation"):
             return True
-        meta = node.log.metadata
-        if req.keyspace not in meta.keyspaces:
+        plan = write_plan(node, req.keyspace, req.token, req.cl)
+        if plan is None:
             self._finish(req, "fail", "keyspace gone")
             return False
-        ks = meta.keyspaces[req.keyspace]
-        writes = meta.write_replicas(req.keyspace, req.token)
-        pending = meta.pending_replicas(req.keyspace, req.token)
-        if writes == req.repair_replicas:
-            return True
-        need = block_for(req.cl, ks.replication.strategy, ks.replication.factors,
-                         self._dc_of(node.id), [self._dc_of(r) for r in pending])
-        if need.satisfied([r for r in writes if r in req.repair_acks], self._dc_of):
+        writes = plan.replicas
+        if (writes, plan.pending) == req.repair_writes:
+            return True  # liveAndDown and pending unchanged: the plan still applies
+        if plan.requirement.satisfied([r for r in writes if r in req.repair_acks], self._dc_of):
             return True
         node.counters["coordinator_revalidation_failures"] += 1
         self._finish(req, "fail", f"repair plan changed at e{req.repair_epoch}: "
@@ -318,30 +342,57 @@ class Coordinator:
         return False
 
     def _timeout(self, rid: int) -> None:
-        req = self._requests.get(rid)
-        if req is None or req.finished:
+        req = self._requests.get(rid) or self._expiring.get(rid)
+        if req is None:
             return
-        self._node.counters["write_timeouts" if req.write else "read_timeouts"] += 1
-        self._finish(req, "info" if req.write else "fail", "timeout")
+        if not req.finished:
+            self._node.counters["write_timeouts" if req.write else "read_timeouts"] += 1
+            if req.write and req.cl == "ANY":
+                # StorageProxy.mutate: a timed-out write at ANY is hinted to every write replica
+                # and succeeds ("Wrote hints to satisfy CL.ANY after no replicas acknowledged")
+                hinted = [r for r in req.replicas if self._hint(req, r, "any")]
+                if hinted:
+                    self._emit("write_ack", req.id, HINT, "hint")
+                    req.waiting = set()
+                    self._finish(req, "ok", None)
+                    return
+            self._finish(req, "info" if req.write else "fail", "timeout")
+        if req.write:
+            self._expired(req)
 
-    def _finish(self, req: _Request, outcome: str, value: Any) -> None:
-        req.finished = True
+    def _expired(self, req: Request) -> None:
+        """The write's callbacks expire: every contact that never answered is hinted."""
+        self._expiring.pop(req.id, None)
         self._node.cancel(req.timer)
+        for r in sorted(req.waiting):
+            self._hint(req, r, "timeout")
+        req.waiting = set()
+
+    def _finish(self, req: Request, outcome: str, value: Any) -> None:
+        req.finished = True
         self._requests.pop(req.id, None)
         for rid in req.repairing.values():
             self._repairs.pop(rid, None)
+        if req.write and req.waiting:
+            self._expiring[req.id] = req  # the timer stays: it expires the callbacks
+        else:
+            self._node.cancel(req.timer)
+        node = self._node
+        if req.write:
+            self._emit("write_done", req.id, outcome, node.log.applied)
+        else:
+            self._emit("read_done", req.id, outcome, req.timestamp, req.value if outcome == "ok"
+                       else None, node.log.applied)
         req.done(outcome, value)
 
     def crash(self) -> None:
         """In-flight requests end with the node: their outcome is unknown to the client."""
         self._parked = []
+        self._expiring = {}
         for req in list(self._requests.values()):
+            req.waiting = set()
             self._finish(req, "info", "coordinator crashed")
 
     @property
     def busy(self) -> bool:
         return bool(self._requests)
-
-
-def _errors(req: _Request) -> str:
-    return ",".join(f"{r}:{e}" for r, e in sorted(req.errors.items()))

@@ -59,12 +59,15 @@ THRESHOLD_SCALE = 10**6
 class ArrivalWindow:
     """One peer's heartbeat inter-arrival times (FailureDetector.ArrivalWindow)."""
 
-    __slots__ = ("_intervals", "_sum", "t_last")
+    __slots__ = ("_intervals", "_sum", "t_last", "_threshold", "deadline")
 
-    def __init__(self) -> None:
+    def __init__(self, threshold_scaled: int) -> None:
         self._intervals: deque[int] = deque()
         self._sum = 0
         self.t_last: int | None = None
+        self._threshold = threshold_scaled
+        self.deadline: int | None = None
+        """The last instant at which the peer is not yet convicted (None: never)."""
 
     def add(self, now: int, initial: int, max_interval: int) -> None:
         if self.t_last is None:
@@ -73,6 +76,11 @@ class ArrivalWindow:
         elif now - self.t_last <= max_interval:
             self._push(now - self.t_last)
         self.t_last = now
+        # phi(t) * PHI_FACTOR > threshold  <=>  (t - t_last) * n * DEN * SCALE > thr * sum * NUM
+        #   <=>  t - t_last > floor(thr * sum * NUM / (n * DEN * SCALE))  (t an integer)
+        if self._sum:
+            self.deadline = now + (self._threshold * self._sum * LN10_NUM) // (
+                len(self._intervals) * LN10_DEN * THRESHOLD_SCALE)
 
     def _push(self, interval: int) -> None:
         self._intervals.append(interval)
@@ -80,13 +88,9 @@ class ArrivalWindow:
         if len(self._intervals) > SAMPLE_SIZE:
             self._sum -= self._intervals.popleft()
 
-    def convicts(self, now: int, threshold_scaled: int) -> bool:
-        """phi(now) * PHI_FACTOR > threshold, on integers (see LN10_NUM)."""
-        if self.t_last is None or not self._sum:
-            return False
-        silent = now - self.t_last
-        return (silent * len(self._intervals) * LN10_DEN * THRESHOLD_SCALE
-                > threshold_scaled * self._sum * LN10_NUM)
+    def convicts(self, now: int) -> bool:
+        """phi(now) * PHI_FACTOR > phi_convict_threshold, exactly (on integers)."""
+        return self.deadline is not None and now > self.deadline
 
 
 class FailureDetector:
@@ -116,9 +120,10 @@ class FailureDetector:
             else:
                 self.heartbeats[p] = (1, 0)
                 self._alive[p] = True
-                w = self._windows[p] = ArrivalWindow()
+                w = self._windows[p] = ArrivalWindow(self._threshold)
                 w.add(now, self._initial, self._max_interval)
         self.heartbeats[node.id] = (self.generation, self.version)
+        self._digest: tuple[tuple[str, int, int], ...] | None = None
 
     def _now(self) -> int:
         return self._node.world.queue.clock.now
@@ -148,26 +153,31 @@ class FailureDetector:
         """The start of a gossip round: this node's heartbeat goes up."""
         self.version += 1
         self.heartbeats[self._node.id] = (self.generation, self.version)
+        self._digest = None
 
     def digest(self) -> tuple[tuple[str, int, int], ...]:
-        return tuple((n, g, v) for n, (g, v) in sorted(self.heartbeats.items()))
+        if self._digest is None:
+            self._digest = tuple((n, g, v) for n, (g, v) in sorted(self.heartbeats.items()))
+        return self._digest
 
     def on_heartbeats(self, heartbeats: Iterable[tuple[str, int, int]]) -> None:
         """Apply gossiped heartbeats (notifyFailureDetector, then applyStateLocally)."""
         node = self._node
         now = self._now()
+        known_of = self.heartbeats
+        me = node.id
         for peer, gen, ver in heartbeats:
-            if peer == node.id:
+            known = known_of.get(peer)
+            if known is not None and (gen < known[0] or gen == known[0] and ver <= known[1]) \
+                    or peer == me:
                 continue
-            known = self.heartbeats.get(peer)
-            if known is not None and (gen, ver) <= known:
-                continue
+            self._digest = None
             restarted = known is None or gen > known[0]
             if restarted and not self._alive.get(peer, False):
                 self._windows.pop(peer, None)  # "clearing interval times ... generation change"
             w = self._windows.get(peer)
             if w is None:
-                w = self._windows[peer] = ArrivalWindow()
+                w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
             self.heartbeats[peer] = (gen, ver)
             if restarted:
@@ -180,8 +190,9 @@ class FailureDetector:
         """The end of a gossip round (doStatusCheck): convict every silent peer seen UP."""
         node = self._node
         now = self._now()
-        for peer in sorted(self._windows):
-            if self._alive.get(peer) and self._windows[peer].convicts(now, self._threshold):
+        alive = self._alive
+        for peer, window in sorted(self._windows.items()):
+            if alive.get(peer) and window.deadline is not None and now > window.deadline:
                 self._alive[peer] = False
                 self._down_since[peer] = now
                 node.counters["fd_convictions"] += 1

@@ -59,6 +59,9 @@ class World(Protocol):
     def node_ids(self) -> list[str]: ...
 
     @property
+    def protocol(self) -> Emits: ...
+
+    @property
     def cms_target(self) -> tuple[str, ...] | None: ...
 
     @property
@@ -94,6 +97,19 @@ class Polls(Protocol):
     """ReconfigurationDriver's face: look again at whether the CMS needs a step."""
 
     def poll(self) -> None: ...
+
+
+class Emits(Protocol):
+    """ProtocolLog's face (impl/protocol.py)."""
+
+    def emit(self, kind: str, *fields: Any) -> None: ...
+
+
+class StoresHints(Protocol):
+    """HintsService's face (impl/node/hints.py)."""
+
+    def store(self, target: str, keyspace: str, key: str, token: int, timestamp: int, value: int,
+              reason: str) -> bool: ...
 
 
 class Liveness(Protocol):
@@ -152,6 +168,9 @@ class Host(Protocol):
 
     @property
     def failure_detector(self) -> Liveness: ...
+
+    @property
+    def hints(self) -> StoresHints: ...
 
 
     def send(self, dst: str, msg: Message) -> None: ...

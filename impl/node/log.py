@@ -43,6 +43,9 @@ class Disk:
         self.next_request_id = 0
         # how many times the node started: its gossip heartbeat's generation
         self.generation = 0
+        # hints this node keeps for other nodes (impl/node/hints.py): target -> hints in order
+        self.hints: dict[str, Any] = {}
+        self.next_hint_id = 0
 
 
 ApplyHook = Callable[[Entry | None, Snapshot | None], None]

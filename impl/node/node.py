@@ -53,19 +53,32 @@ from impl.messages import (
 from impl.node.coordinator import Coordinator
 from impl.node.failure_detector import FailureDetector
 from impl.node.fetcher import PeerLogFetcher
+from impl.node.hints import HintsService
 from impl.node.host import World
 from impl.node.log import Disk, LocalLog
 from impl.node.operation import OperationDriver
+from impl.node.repair import RepairService
 from impl.node.replica import Replica
 from impl.node.submitter import Submitter
 from impl.settings import Settings
 from impl.sim.decisions import Decisions
 from impl.sim.events import Event
+from impl.sync_messages import (
+    HintAck,
+    HintBatch,
+    RepairRows,
+    RepairSync,
+    RepairSyncComplete,
+    ValidationRequest,
+    ValidationResponse,
+)
 
 
 class Node:
     def __init__(self, *, node_id: str, index: int, world: World, disk: Disk,
                  restarted: bool = False) -> None:
+        """The node's parts, then its verb table (past 60 lines: every verb the node answers,
+        and which of them reveal an epoch, are read best side by side in one place)."""
         self.id = node_id
         self.index = index
         self.world = world
@@ -93,6 +106,8 @@ class Node:
                             mutants=self.settings.mutants)
         disk.placement_epochs.observe(self.log.metadata)
         self.failure_detector = FailureDetector(self, world.node_ids, restarted=restarted)
+        self.hints = HintsService(self)
+        self.repair = RepairService(self)
         self.replica = Replica(self)
         self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)
         self.operation = OperationDriver(self)
@@ -126,6 +141,13 @@ class Node:
             StreamRequest: self.replica.on_stream_request,
             StreamData: self.replica.on_stream_data,
             StreamComplete: self.operation.on_stream_complete,
+            HintBatch: self.replica.on_hint,
+            HintAck: self.hints.on_ack,
+            ValidationRequest: self.repair.on_validation_request,
+            ValidationResponse: self.repair.on_validation_response,
+            RepairSync: self.repair.on_repair_sync,
+            RepairRows: lambda m: self.repair.on_repair_rows(m, self.replica.store),
+            RepairSyncComplete: self.repair.on_sync_complete,
         }
         # why: in gossip mode metadata is learnt only from the log's own traffic (commits,
         # the CMS protocol), never from the epoch a data or status message happens to carry.
@@ -134,13 +156,15 @@ class Node:
         # Cassandra's stream messages travel on streaming channels as StreamMessages, which
         # carry no epoch (catch-up points: AbstractMutationVerbHandler,
         # ReadCommandVerbHandler, ResponseVerbHandler, GossipVerbHandler,
-        # CurrentEpochRequestHandler). An echo request's handler does not catch up; its
-        # answer, a response, does (ResponseVerbHandler)
+        # CurrentEpochRequestHandler). The handlers of an echo request and of a hint do not
+        # catch up (their answers, responses, do: ResponseVerbHandler); repair ignores TCM (its
+        # verbs and streams carry no epoch a handler acts on)
         self._reveals_epoch = frozenset(
             (Prepare, Accept, Promise, Accepted, Nack, Commit, Submit, SubmitResult, FetchLog,
              StreamLog, Streamed, ElectionPrepare, ElectionAck)
         ) if self.settings.mode == "gossip" else frozenset(self._handlers) - {
-            StreamRequest, StreamData, StreamComplete, Echo}
+            StreamRequest, StreamData, StreamComplete, Echo, HintBatch, ValidationRequest,
+            ValidationResponse, RepairSync, RepairRows, RepairSyncComplete}
 
     # --- plumbing ---
 
@@ -243,8 +267,10 @@ class Node:
 
     def _on_gossip(self, msg: Gossip) -> None:
         self.failure_detector.on_heartbeats(msg.heartbeats)
-        self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied,
-                                          heartbeats=self.failure_detector.digest()))
+        if msg.epoch < self.log.applied:
+            # the answer a sender behind us needs to learn the epoch (GossipDigestAck)
+            self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied,
+                                              heartbeats=self.failure_detector.digest()))
 
     def _on_gossip_reply(self, msg: GossipReply) -> None:
         self.failure_detector.on_heartbeats(msg.heartbeats)
@@ -252,6 +278,19 @@ class Node:
     def gossip_to(self, peer: str) -> None:
         self.send(peer, Gossip(sender=self.id, epoch=self.log.applied,
                                heartbeats=self.failure_detector.digest()))
+
+    def start_periodic_tasks(self) -> None:
+        """Gossip every `gossip_interval` and hint dispatch every `hint_dispatch_interval`, each
+        from a random offset (periodic: they keep no run from ending)."""
+        s = self.settings
+        self.timer(self.decisions.randrange(f"gossip-timer {self.id}", s.gossip_interval_ns),
+                   self.gossip_round, work=False)
+        self.timer(self.decisions.randrange(f"hints-timer {self.id}", s.hint_dispatch_interval_ns),
+                   self._dispatch_hints, work=False)
+
+    def _dispatch_hints(self) -> None:
+        self.hints.dispatch()
+        self.timer(self.settings.hint_dispatch_interval_ns, self._dispatch_hints, work=False)
 
     def gossip_round(self) -> None:
         """One run of Cassandra's GossipTask: the heartbeat goes up, gossip goes out, then the

@@ -149,7 +149,10 @@ class OperationDriver:
                 st["last_epoch"] = node.log.applied
         step = seq.next_step
         kind = f"{step}_{_STEP_OP[seq.kind]}"
-        if step != "START":
+        # START of a join, move or replace has no barrier (ProgressBarrier.immediate in
+        # BootstrapAndJoin, Move, BootstrapAndReplace); UnbootstrapAndLeave waits before START
+        # too (for PREPARE's epoch)
+        if step != "START" or seq.kind in ("LEAVE", "REMOVE"):
             # the barrier waits for the epoch of the sequence's previous step (Cassandra keeps
             # it in the sequence as `latestModification`); read from the log, so that a node
             # that crashed before hearing the step's result still waits for the right epoch
@@ -157,7 +160,8 @@ class OperationDriver:
             if self._barrier_passed != (step, st["last_epoch"]):
                 self._await_barrier(step, st["last_epoch"], seq_node)
                 return
-            if step == "MID" and self._streamed_for != st["last_epoch"]:
+            if step == "MID" and self._streamed_for != st["last_epoch"] \
+                    and (op != "move" or not bugs.on(node.settings, "move-skips-streaming")):
                 self._stream(st["last_epoch"])
                 return
         self._submit({"kind": kind, "node": seq_node}, step)
@@ -189,6 +193,12 @@ class OperationDriver:
         self._submitting = what
         entry = node.submitter.submit(canonical_json(transformation),
                                       lambda r: self._on_result(what, r))
+        st = self.state
+        assert st is not None
+        # which committed steps a driver took (the barrier and streaming invariants look at
+        # those; a scripted submission of a step has neither)
+        node.world.protocol.emit("step_submit", node.id, st["seq_node"], st["op"],
+                                 str(transformation["kind"]), entry)
         # why a watchdog: a submitter that gives up reports no result; the log then tells
         attempts = node.settings.max_submit_attempts + 1
         node.timer(node.settings.submit_timeout_ns * attempts, self._watchdog, entry, work=False)
@@ -248,6 +258,7 @@ class OperationDriver:
             # the gossip era's only safeguard: wait RING_DELAY and hope everyone has heard
             node.timer(node.settings.ring_delay_ns, passed, "RING_DELAY")
             return
+        node.world.protocol.emit("barrier_start", node.id, seq_node, step, wait_for)
         self._barrier = ProgressBarrier(node, wait_for=wait_for, sequence_node=seq_node,
                                         excluded=self._excluded(), on_pass=passed)
         self._barrier.start()
@@ -260,6 +271,8 @@ class OperationDriver:
 
         def done() -> None:
             streaming = self._streaming
+            if streaming is not None:
+                node.counters["streams_" + st["op"]] += len(streaming.tasks)
             self._waiting = False
             self._streaming = None
             self._streamed_for = epoch
@@ -272,6 +285,7 @@ class OperationDriver:
 
         tasks = plan(node.log.metadata, st["seq_node"], self._excluded(),
                      from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
+                     from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
                      wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
                      all_sources="stream-from-all-replicas" in node.settings.fixes)
         self._streaming = Streaming(node, tasks, done)

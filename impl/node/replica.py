@@ -1,15 +1,23 @@
-"""A replica's side of the data path: mutations, reads and read repairs, with TCM's epoch checks.
+"""A replica's side of the data path: mutations, reads, read repairs and hints, with TCM's epoch
+checks; the source and destination sides of streaming.
 
-Followed: Cassandra's `AbstractMutationVerbHandler.checkTokenOwnership` and
-`ReadCommandVerbHandler` (TCM): every request carries the coordinator's epoch.
-- A replica behind the coordinator catches up (the node's fetcher) before it answers; the
-  request waits for the log to reach the coordinator's epoch (dropped if the node crashes, and
-  the coordinator times out, as with a lost message).
-- A node that is not in the token's write group (mutations) or read group (reads) of its own,
-  caught-up metadata answers `InvalidRouting`.
-- If that group last changed at an epoch after the coordinator's, the coordinator planned with
-  an outdated group: `CoordinatorBehind`.
+Followed (trunk 6bbe85ef):
+- **Mutations and read repairs** (`db/AbstractMutationVerbHandler.checkTokenOwnership`; read
+  repair's handler extends it). A coordinator ahead of this node is served at once when this
+  node is in the token's write group of its own metadata (it catches up asynchronously: the
+  node's `deliver` starts the fetch); when it is not in the group, it first catches up to the
+  coordinator's epoch (blocking: the request waits for the log) and looks again. Not in the
+  group: `InvalidRouting`. The group last changed (`lastModified`) at an epoch after the
+  coordinator's: `CoordinatorBehind`.
+- **Reads** (`db/ReadCommandVerbHandler.checkTokenOwnership`): only routing — this node must be in
+  the token's read group (after a blocking catch-up to the coordinator's epoch when it is not),
+  else `InvalidRouting`. Reads are not compared with the group's last modification: Cassandra
+  has no such check for reads (its only read-side `CoordinatorBehindException` is about schema).
+- **Hints** (`hints/HintVerbHandler`): applied when this node is a write replica of the token
+  in its current metadata, with no epoch compared; otherwise hinted again to the token's
+  current write replicas.
 In gossip mode none of this happens: a replica stores and answers whatever it is sent.
+Every decision is a `serve` event of the protocol trace; every cell that changes a `store`.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from impl.messages import (
     StreamRequest,
 )
 from impl.node.storage import ReplicaStorage
+from impl.sync_messages import HintAck, HintBatch
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -57,7 +66,26 @@ class Replica:
             t = self._tokens[key] = token_of(key)
         return t
 
+    def store(self, keyspace: str, key: str, timestamp: int, value: int, via: str) -> bool:
+        """Apply a cell (last write wins); a `store` event when it changed what this node holds."""
+        if not self.storage.apply(keyspace, key, timestamp, value):
+            return False
+        self._node.world.protocol.emit("store", self._node.id, keyspace, key, timestamp, value, via)
+        return True
+
     # --- epoch checks ---
+
+    def _group(self, keyspace: str, token: int, writes: bool) -> frozenset[str]:
+        meta = self._node.log.metadata
+        key = (keyspace, token, writes)
+        if self._groups_of is not meta:
+            self._groups_of = meta
+            self._groups = {}
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = frozenset(versioned.group(meta, keyspace, token,
+                                                                  writes=writes) or ())
+        return group
 
     def _check(self, msg: Mutation | Read, *, writes: bool) -> str | None:
         """None when this node may serve the request, else the error to answer. May park the
@@ -65,30 +93,38 @@ class Replica:
         node = self._node
         if node.settings.mode == "gossip" or bugs.on(node.settings, "replica-skips-epoch-check"):
             return None
-        if msg.epoch > node.log.applied:
-            self._waiting.append(msg)
-            node.fetcher.want(msg.epoch, msg.sender)
-            return WAIT
         meta = node.log.metadata
         if msg.keyspace not in meta.keyspaces:
+            if msg.epoch > node.log.applied:
+                return self._wait(msg)
             return UNKNOWN_KEYSPACE
-        key = (msg.keyspace, msg.token, writes)
-        if self._groups_of is not meta:
-            self._groups_of = meta
-            self._groups = {}
-        group = self._groups.get(key)
-        if group is None:
-            group = self._groups[key] = frozenset(versioned.group(meta, msg.keyspace, msg.token,
-                                                                  writes=writes) or ())
-        if node.id not in group:
-            node.counters["invalid_routing"] += 1
+        group_writes = writes and not bugs.on(node.settings, "fencing-mutation-checks-read-group")
+        if node.id not in self._group(msg.keyspace, msg.token, group_writes):
+            if msg.epoch > node.log.applied:
+                return self._wait(msg)  # not a replica here: catch up blockingly, then look again
+            node.counters["invalid_routing_" + ("write" if writes else "read")] += 1
             return INVALID_ROUTING
+        if not writes and "fence-reads-by-last-modified" not in node.settings.fixes:
+            return None  # ReadCommandVerbHandler compares no lastModified (finding stale-coordinator-read)
+        behind = 1 if bugs.on(node.settings, "fencing-accepts-one-behind") else 0
         if node.disk.placement_epochs.last_modified(msg.keyspace, msg.token,
-                                                     writes=writes) > msg.epoch \
+                                                     writes=group_writes) > msg.epoch + behind \
                 and not bugs.on(node.settings, "replica-ignores-last-modified"):
-            node.counters["coordinator_behind"] += 1
+            node.counters["coordinator_behind_" + ("write" if writes else "read")] += 1
             return COORDINATOR_BEHIND
         return None
+
+    def _wait(self, msg: Mutation | Read) -> str:
+        self._waiting.append(msg)
+        self._node.fetcher.want(msg.epoch, msg.sender)
+        return WAIT
+
+    def _served(self, msg: Mutation | Read, verb: str, answer: str) -> None:
+        node = self._node
+        if answer == "ok" and msg.epoch > node.log.applied:
+            node.counters["served_behind"] += 1  # in the group: served at once, caught up async
+        node.world.protocol.emit("serve", node.id, verb, msg.sender, msg.epoch, node.log.applied,
+                                 msg.keyspace, msg.token, answer, msg.request_id)
 
     def on_log_advanced(self) -> None:
         if not self._waiting:
@@ -109,8 +145,10 @@ class Replica:
         error = self._check(msg, writes=True)
         if error == WAIT:
             return
+        verb = "read_repair" if msg.repair else "mutation"
+        self._served(msg, verb, error or "ok")
         if error is None:
-            self.storage.apply(msg.keyspace, msg.key, msg.timestamp, msg.value)
+            self.store(msg.keyspace, msg.key, msg.timestamp, msg.value, verb)
         node.send(msg.sender, MutationAck(sender=node.id, epoch=node.log.applied,
                                           request_id=msg.request_id, error=error or ""))
 
@@ -119,6 +157,7 @@ class Replica:
         error = self._check(msg, writes=False)
         if error == WAIT:
             return
+        self._served(msg, "read", error or "ok")
         if error is not None:
             node.send(msg.sender, ReadResponse(sender=node.id, epoch=node.log.applied,
                                                request_id=msg.request_id, error=error))
@@ -128,12 +167,34 @@ class Replica:
         node.send(msg.sender, ReadResponse(sender=node.id, epoch=node.log.applied,
                                            request_id=msg.request_id, timestamp=ts, value=value))
 
+    def on_hint(self, msg: HintBatch) -> None:
+        """HintVerbHandler: apply each hint if this node is a write replica of its token now,
+        else hint it again to the token's current write replicas; no epoch is compared."""
+        node = self._node
+        meta = node.log.metadata
+        protocol = node.world.protocol
+        for _, ks, key, token, ts, value in msg.hints:
+            replicas = meta.write_replicas(ks, token) if ks in meta.keyspaces else ()
+            if node.id in replicas or bugs.on(node.settings, "hint-replay-ignores-ownership"):
+                protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
+                              token, "ok", 0)
+                self.store(ks, key, ts, value, "hint")
+                continue
+            protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
+                          token, "rehinted", 0)
+            for r in replicas:
+                node.hints.store(r, ks, key, token, ts, value, "rehint")
+        node.send(msg.sender, HintAck(sender=node.id, epoch=node.log.applied,
+                                      ids=tuple(h[0] for h in msg.hints)))
+
     # --- streaming (the source and destination sides) ---
 
     def on_stream_request(self, msg: StreamRequest) -> None:
         node = self._node
         keys = {k for (ks, k) in node.disk.data if ks == msg.keyspace}
         rows = self.storage.rows_in(msg.keyspace, {k: self.token(k) for k in keys}, msg.ranges)
+        node.world.protocol.emit("stream_serve", node.id, msg.destination, msg.driver, msg.keyspace,
+                                 msg.ranges, tuple(rows))
         node.send(msg.destination, StreamData(sender=node.id, epoch=node.log.applied,
                                               request_id=msg.request_id, keyspace=msg.keyspace,
                                               rows=tuple(rows), driver=msg.driver))
@@ -141,6 +202,6 @@ class Replica:
     def on_stream_data(self, msg: StreamData) -> None:
         node = self._node
         for key, ts, value in msg.rows:
-            self.storage.apply(msg.keyspace, key, ts, value)
+            self.store(msg.keyspace, key, ts, value, "stream")
         node.send(msg.driver, StreamComplete(sender=node.id, epoch=node.log.applied,
                                              request_id=msg.request_id))

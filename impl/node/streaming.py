@@ -38,8 +38,8 @@ Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
 
 
 def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
-         from_new_replicas: bool = False, wait_for_excluded: bool = False,
-         all_sources: bool = False) -> list[Task]:
+         from_new_replicas: bool = False, from_remaining: bool = False,
+         wait_for_excluded: bool = False, all_sources: bool = False) -> list[Task]:
     seq = metadata.sequences.get(sequence_node)
     if seq is None:
         return []
@@ -50,6 +50,8 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
             losing = sorted((e.before - e.after) - {excluded})
             remaining = sorted((e.before & e.after) - {excluded})
             sources = tuple(losing or remaining)
+            if from_remaining:  # mutant stream-from-remaining-replica: a non-strict source
+                sources = tuple(remaining or losing)
             if from_new_replicas:  # mutant stream-from-non-replica
                 sources = tuple(sorted(e.after - e.before)) or sources
             if not sources and wait_for_excluded and excluded is not None:

@@ -69,15 +69,16 @@ def test_files_of_the_user_in_out_and_in_failures_survive_campaigns(
 def test_a_failure_file_name_taken_by_the_user_is_not_overwritten(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "o"
-    taken = out / "failures" / "sim-0.json"
+    # campaign seed 1: its run 0 is sim seed 1000003, which the switch fails
+    taken = out / "failures" / "sim-1000003.json"
     taken.parent.mkdir(parents=True)
     taken.write_text("the user's")
-    status, text, _ = run(capsys, "fuzz", "--runs", "1", "--kinds", "sim", "--workers", "1", "--out", str(out),
-                          "--mutant", "reject-create-table")
+    status, text, _ = run(capsys, "fuzz", "--runs", "1", "--seed", "1", "--kinds", "sim", "--workers", "1",
+                          "--out", str(out), "--mutant", "reject-create-table")
     assert status == 1
     assert taken.read_text() == "the user's"
-    assert f"tcmcheck replay {out / 'failures' / 'sim-0.1.json'}" in text
-    assert json.loads((out / "failures" / "sim-0.1.json").read_text())["seed"] == 0
+    assert f"tcmcheck replay {out / 'failures' / 'sim-1000003.1.json'}" in text
+    assert json.loads((out / "failures" / "sim-1000003.1.json").read_text())["seed"] == 1000003
 
 
 @pytest.mark.parametrize("name", ["runs.parquet", "failures"])
