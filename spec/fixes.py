@@ -5,7 +5,10 @@ fix that removes it. `execute(t, m, fixes)` runs a transformation with the chose
 with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
 
 - `composition-guard`: refuse a PREPARE whose deltas, with those of the sequences in flight,
-  would not end at the natural placement (finding `nts-rack-composition`).
+  would not end at the natural placement (finding `nts-rack-composition`); UNSAFE_JOIN and
+  ASSASSINATE too, whose first part is a PREPARE_JOIN / PREPARE_LEAVE (Cassandra's UnsafeJoin
+  and Assassinate call PrepareJoin.execute / PrepareLeave.execute, range-lock check included,
+  then apply the whole plan in the same epoch).
 - `leave-counts-in-flight`: a leave counts the nodes already leaving as gone, so a DC keeps at
   least RF token owners (finding `concurrent-leaves-under-rf`).
 - `unregister-idle-only`: UNREGISTER refuses a node a sequence involves (finding
@@ -36,6 +39,9 @@ from spec.metadata import ClusterMetadata
 from spec.sequences import Step
 from spec.transformations.base import Rejected, Result, Success, Transformation
 from spec.transformations.guards import leaves_enough_replicas
+from spec.transformations.join import PrepareJoin
+from spec.transformations.leave import PrepareLeave
+from spec.transformations.unsafe import Assassinate, UnsafeJoin
 
 COMPOSITION_GUARD = "composition-guard"
 LEAVE_COUNTS_IN_FLIGHT = "leave-counts-in-flight"
@@ -105,15 +111,27 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
                 in_progress=m.in_progress.with_sequence(evolve(seq, next_step=Step.MID)),
             ))
     result = t.execute(m)
-    if (t.kind in _PREPARES and COMPOSITION_GUARD in fixes and isinstance(result, Success)
-            and node is not None):
-        prepared = result.metadata.in_progress.get(node)
+    if COMPOSITION_GUARD in fixes and isinstance(result, Success) and node is not None:
+        first = _prepare_part(t, m, result)
+        prepared = first.metadata.in_progress.get(node) if isinstance(first, Success) else None
         if prepared is not None:
             other = ownership.non_composing(m, prepared)
             if other is not None:
                 return Rejected(f"{node}: {t.kind} does not compose with the sequence of {other} "
                                 f"(fix {COMPOSITION_GUARD})")
     return result
+
+
+def _prepare_part(t: Transformation, m: ClusterMetadata, result: Success) -> Result | None:
+    """The PREPARE a transformation starts with: itself, or the PrepareJoin / PrepareLeave an
+    UNSAFE_JOIN / ASSASSINATE runs before its steps; None for any other kind."""
+    if t.kind in _PREPARES:
+        return result
+    if isinstance(t, UnsafeJoin):
+        return PrepareJoin(node=t.node, tokens=t.tokens).execute(m)
+    if isinstance(t, Assassinate):
+        return PrepareLeave(node=t.node, remove=True, force=True).execute(m)
+    return None
 
 
 def cancel_needs_another_epoch(t: Transformation, before: ClusterMetadata, after: ClusterMetadata,
