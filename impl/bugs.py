@@ -111,11 +111,11 @@ REGISTRY: tuple[Mutant, ...] = (
                    "committed while it was down, and fails on the rejection with its sequence left "
                    "in the metadata)"),
     Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
-           description="a CMS member that leaves the ring is not replaced: it keeps its seat in the "
-                       "sizing policy's count, so the CMS works with fewer members than the policy "
-                       "wants (reachable here through a replaced member: PrepareLeave refuses a CMS "
-                       "member and the model's operations do not reconfigure the CMS first)",
-           failure="liveness: CMS undersized (fewer joined members than the policy) at the end of a quiet run"),
+           description="a CMS member removed from the ring (decommission, removenode, replace, "
+                       "assassinate) leaves the CMS with nobody in its place: the CMS "
+                       "reconfiguration the operator path runs first (maybeReconfigureCMS) "
+                       "shrinks the CMS instead of keeping its size",
+           failure="liveness: CMS undersized (fewer joined members than its replication) at the end of a quiet run"),
     Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943", liveness=True,
            description="the sizing policy chooses new CMS members without looking at who is down "
                        "(the fix leaves the failure detector's down nodes out)",
@@ -145,6 +145,20 @@ REGISTRY: tuple[Mutant, ...] = (
            description="a far-behind node installs the snapshot one interval older than the one "
                        "served, and takes it as the served epoch",
            failure="node metadata differs from the spec's replay at the node's epoch"),
+    # issue 21: fixed tickets
+    Mutant(name="cms-not-reconfigured-after-operation", focus="cms", ticket="CASSANDRA-19705", liveness=True,
+           description="a node that finishes a join, replace or move does not place the CMS anew "
+                       "(ClusterMetadataService.ensureCMSPlacement after FINISH, added by the "
+                       "fix; reachable on trunk with -Dcassandra.test.skip_cms_reconfig_after_"
+                       "topology_change=true): a replaced CMS member's seat stays empty, a grown "
+                       "cluster keeps its small CMS",
+           failure="liveness: CMS undersized (fewer joined members than its replication) at the end of a quiet run"),
+    Mutant(name="assassinate-skips-cms-reconfiguration", focus="cms", ticket="CASSANDRA-19768", liveness=True,
+           description="`nodetool assassinate` of a CMS member commits ASSASSINATE without "
+                       "reconfiguring the CMS first (ReconfigureCMS.maybeReconfigureCMS, added by "
+                       "the fix), so PrepareLeave's CMS check rejects it: the dead member stays "
+                       "JOINED and in the CMS",
+           failure="liveness: an operator removal refused because its node is a CMS member"),
 )
 
 BY_NAME: dict[str, Mutant] = {m.name: m for m in REGISTRY}

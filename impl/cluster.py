@@ -20,6 +20,7 @@ from attrs import frozen
 from impl import client_workload
 from impl.bus import Bus, NetworkFaults
 from impl.cms.election import Election
+from impl.cms.placement import CURRENT, POLICY
 from impl.cms.reconfiguration import AUTO, policy_members
 from impl.data.partitioner import token as token_of
 from impl.engine import Engine, Executor, MetadataEngine
@@ -30,7 +31,7 @@ from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
 from impl.node.progress_barrier import satisfied
 from impl.node.storage import in_range
-from impl.scenario import Operation, Scenario, Submission
+from impl.scenario import Cancel, Operation, Scenario, Submission
 from impl.sim.clock import VirtualClock
 from impl.sim.decisions import Decisions
 from impl.sim.events import EventQueue
@@ -193,6 +194,10 @@ class Cluster:
         self.bus = Bus(queue=self.queue, decisions=self.decisions, trace=self.trace, counters=self.counters,
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
         self.cms_target: tuple[str, ...] | None = self._initial_target()
+        """The operator's pending `nodetool cms reconfigure` (AUTO: the CEP's policy), until done."""
+        self.cms_rf = self._initial_rf()
+        """The CMS's replication (impl/cms/placement.py): what ensureCMSPlacement and
+        maybeReconfigureCMS place the CMS at."""
         self.nodes: dict[str, Node | None] = {}
         self._scheduled = False
         for i, nid in enumerate(self.node_ids):
@@ -219,10 +224,23 @@ class Cluster:
         if s.cms_size == 0:
             return None
         if s.cms_size is None:
-            return AUTO
+            return AUTO if s.cms_reconfigure_at == 0 else None
         return policy_members(self.topology_ids, s.cms_size)
 
+    def _initial_rf(self) -> int:
+        s = self.scenario
+        if s.cms_members is not None:
+            return len(s.cms_members)
+        if s.cms_size is None:
+            return POLICY
+        return s.cms_size if s.cms_size > 0 else CURRENT
+
     # --- what the bus and nodes ask of the cluster ---
+
+    def cms_target_reached(self, target: tuple[str, ...]) -> None:
+        if self.cms_target is not None:
+            self.trace.event("cms_target", "-", "-", "reached " + ",".join(target))
+            self.cms_target = None
 
     def skew_of(self, node_id: str) -> int:
         return self._skew.get(node_id, 0)
@@ -335,19 +353,26 @@ class Cluster:
             return
         node.operation.begin(o.op, target=o.target, tokens=o.tokens, location=o.location)
 
-    def _cancel_operation(self, node_id: str) -> None:
-        node = self.nodes.get(node_id)
-        if node is not None:
-            node.operation.cancel()
+    def _cancel_operation(self, cancel: Cancel) -> None:
+        """The operator cancels `cancel.node`'s operation from `cancel.by`: the JMX cancel (by
+        default from the operation's own node when it runs, else from the first live node), or
+        `nodetool abortbootstrap` (by default from the first live node other than it)
+        (impl/node/operator.py). The sequence is named by the driver's disk."""
+        op = self.disks[cancel.node].operation
+        seq_node = op["seq_node"] if op is not None else cancel.node
+        by = self.nodes.get(cancel.by) if cancel.by is not None else None
+        if cancel.by is None:
+            live = [n for n in self.nodes.values() if n is not None
+                    and (cancel.how == "jmx" or n.id != seq_node)]
+            own = self.nodes.get(cancel.node)
+            by = own if cancel.how == "jmx" and own is not None else (live[0] if live else None)
+        if by is None:
+            self.counters["cancels_skipped"] += 1
             return
-        # why another node: the operator cancels a failed bootstrap from a live node (the
-        # CEP's `nodetool cancel bootstrap`); the sequence is named by the driver's disk
-        op = self.disks[node_id].operation
-        seq_node = op["seq_node"] if op is not None else node_id
-        live = [n for n in self.nodes.values() if n is not None]
-        if live:
-            self.trace.event("operation", live[0].id, node_id, f"cancel {seq_node}")
-            live[0].submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": seq_node}))
+        if cancel.how == "abortbootstrap":
+            by.operator.abort_bootstrap(seq_node)
+        else:
+            by.operator.cancel(seq_node, cancel.kind)
 
     def _crash(self, node_id: str) -> None:
         node = self.nodes.get(node_id)
@@ -385,7 +410,16 @@ class Cluster:
 
     def _set_target(self, members: tuple[str, ...]) -> None:
         self.cms_target = members
+        self.cms_rf = len(members)
         self.trace.event("cms_target", "-", "-", ",".join(members))
+        for node in self.nodes.values():
+            if node is not None:
+                node.reconfiguration.poll()
+
+    def _reconfigure_by_policy(self) -> None:
+        """The operator's first `nodetool cms reconfigure`, at the CEP's sizing policy."""
+        self.cms_target = AUTO
+        self.trace.event("cms_target", "-", "-", "policy")
         for node in self.nodes.values():
             if node is not None:
                 node.reconfiguration.poll()
@@ -423,7 +457,7 @@ class Cluster:
         for o in s.operations:
             q.at(o.at, self._begin_operation, o)
         for cancel in s.cancels:
-            q.at(cancel.at, self._cancel_operation, cancel.node)
+            q.at(cancel.at, self._cancel_operation, cancel)
         for c in s.crashes:
             q.at(c.at, self._crash, c.node)
             if c.restart is not None:
@@ -435,6 +469,8 @@ class Cluster:
                 q.at(p.heal, self._heal, name)
         for ch in s.cms_changes:
             q.at(ch.at, self._set_target, ch.members)
+        if s.cms_size is None and s.cms_members is None and s.cms_reconfigure_at:
+            q.at(s.cms_reconfigure_at, self._reconfigure_by_policy)
         if s.initialize is not None and s.initialize.discovery_rounds:
             for nid in self.node_ids:
                 q.at(s.initialize.at, self._start_discovery, nid)
@@ -473,7 +509,7 @@ class Cluster:
         self._now(self._begin_operation, o)
 
     def cancel_operation(self, node: str) -> None:
-        self._now(self._cancel_operation, node)
+        self._now(self._cancel_operation, Cancel(node=node, at=self.clock.now))
 
     def crash(self, node: str) -> None:
         self._now(self._crash, node)

@@ -135,6 +135,13 @@ def spec_replay(detail: str) -> Cause:
     return Cause(family="spec-replay", klass="spec replay", text=f"spec replay: {detail}")
 
 
+def spec_invariant(name: str, detail: str) -> Cause:
+    """A spec invariant broken by the final state of a simulated run's committed log: the same
+    class as in a refine run (`invariant NAME`), so a known finding matches both."""
+    return Cause(family="spec-replay", klass=f"invariant {name}",
+                 text=f"spec replay: invariant {name} at the end: {detail}")
+
+
 def metadata_differs(node: str, epoch: int, when: str, parts: str) -> Cause:
     what = f"metadata differs from the spec on {parts}"
     return Cause(family="holdings", klass=f"holdings: {what}",
@@ -166,5 +173,5 @@ def stateful(machine: str, where: str, message: str) -> Cause:
 
 __all__ = ["FAMILIES", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict", "crash",
            "durability", "epoch_regression", "error", "history", "initial_placements_differ", "liveness",
-           "logs", "metadata_differs", "quorum", "refine_step", "spec_replay", "stateful", "timeout",
+           "logs", "metadata_differs", "quorum", "refine_step", "spec_invariant", "spec_replay", "stateful", "timeout",
            "worker_died"]

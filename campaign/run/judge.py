@@ -40,6 +40,7 @@ from impl.cluster import RunResult
 from impl.entry import canonical_json
 from impl.scenario import Scenario
 from spec.fixes import execute as spec_execute
+from spec.invariants import violations
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeVersion
 from spec.topology import NodeSpec, Topology
@@ -196,9 +197,27 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
     clients, losses = client_verdict(scenario, result, timeout_s=timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)
-                     + _holdings(result, replay) + durability(scenario, result) + stale_reads(scenario, result),
-                     liveness=liveness(scenario, result, replay.final), stream_losses=losses,
+                     + _holdings(result, replay) + _final_invariants(replay, full)
+                     + durability(scenario, result) + stale_reads(scenario, result),
+                     liveness=liveness(scenario, result, replay.final, replay.states), stream_losses=losses,
                      conflicts=tuple(result.conflicts), apply_failures=tuple(result.apply_failures))
+
+
+FINAL_INVARIANTS = ("cms_is_consistent", "sequences_name_registered_nodes", "at_rest_matches_from_scratch",
+                    "reads_have_replication_factor")
+"""The spec invariants the final state of a simulated run's log is checked against: those
+Cassandra's own rules can break (the findings replace-cms-member, unregister-prepared-join,
+nts-rack-composition, cross-dc-replace), so that a run reaching one says so by the same cause
+class as a refine run."""
+
+
+def _final_invariants(replay: SpecReplay, full: bool) -> tuple[Cause, ...]:
+    if not full or replay.refused:
+        return ()
+    for name, what in violations(replay.final):
+        if name in FINAL_INVARIANTS:
+            return (C.spec_invariant(name, what),)
+    return ()
 
 
 def _holdings(result: RunResult, replay: SpecReplay) -> tuple[Cause, ...]:

@@ -2,7 +2,7 @@
 
 An operation that never finished although its barrier could be met, an operation its node gave
 up with its sequence left in the metadata, a live node behind the committed log, a commit
-request never answered, a CMS below its sizing policy's size. Each is reported only when the
+request never answered, and the CMS's membership (campaign/run/cms_liveness.py). Each is reported only when the
 run's faults healed and the stall is not the fault's (a CMS without a majority rightly stops).
 """
 
@@ -13,15 +13,16 @@ from typing import Any
 
 from campaign.run import cause as C
 from campaign.run.cause import Cause
+from campaign.run.cms_liveness import cms_causes
 from impl.cluster import RunResult
-from impl.cms.reconfiguration import policy_size
 from impl.scenario import Scenario
 from spec.metadata import ClusterMetadata
 
 
-def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
+             states: dict[int, ClusterMetadata]) -> tuple[Cause, ...]:
     """Progress failures of a run whose faults all healed (the generated ones always do);
-    `final` is the spec's metadata after the committed log."""
+    `final` is the spec's metadata after the committed log, `states` after each epoch."""
     out: list[Cause] = []
     if any(p.heal is None for p in scenario.partitions):
         return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
@@ -62,8 +63,7 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> t
     if stalled and all(c.restart is not None for c in scenario.crashes):
         out.append(C.liveness("commit never completed", f"{len(stalled)} request(s) open for more than "
                               f"{patience // 1_000_000_000} s at the end"))
-    if scenario.cms_size is None and scenario.cms_members is None:
-        out.extend(_cms_undersized(result, final, committed_at, patience))
+    out.extend(cms_causes(scenario, result, states, final, _settled(result, final, committed_at, patience)))
     return tuple(out)
 
 
@@ -84,34 +84,13 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
     return tuple(out[:1])
 
 
-def _cms_undersized(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int],
-                    patience: int) -> tuple[Cause, ...]:
-    """With the CMS sizing policy and enough joined nodes up to meet it, a run that settled
-    (quiescent, or nothing committed for a submission's whole patience although a majority of
-    the CMS read members is up) with
-    fewer joined CMS read members than the policy wants: the CMS lost a member it did not
-    replace (a member that left keeps its seat), or a reconfiguration waits for ever on a node
-    it should not have chosen (a down one)."""
-    if not final.cms.initialized:
-        return ()
-    joined = {n.id for n in final.directory if n.state.value == "JOINED"}
-    wanted = min(policy_size(len(joined)), len(joined))
-    members = sorted(final.cms.reads & joined)
-    if not joined or len(members) >= wanted:
-        return ()
+def _settled(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int], patience: int) -> bool:
+    """Quiescent, or nothing committed for a submission's whole patience although a majority of
+    the CMS read members is up (a CMS that lost its majority rightly stops: the fault's stall)."""
     up = {n.id for n in result.nodes if n.up}
     last = max(committed_at.values(), default=0)
-    # why a majority of the read members up: a CMS that lost its majority rightly stops (the
-    # stall is the fault's, not the policy's); a down node only in the write set is a joining
-    # member the reconfiguration chose
     majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
-    stalled = result.end_time - last > patience and majority
-    # why enough joined nodes up: the policy leaves down nodes out (and a scripted REGISTER
-    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members
-    if not (result.quiescent or stalled) or len(joined & up) < wanted:
-        return ()
-    return (C.liveness("CMS undersized", f"{len(members)} joined members, the policy wants "
-                       f"{policy_size(len(joined))} of {len(joined)} joined nodes"),)
+    return result.quiescent or (result.end_time - last > patience and majority)
 
 
 def _last_step(result: RunResult, node: str) -> int:

@@ -118,8 +118,8 @@ def test_the_barrier_never_counts_down_nodes_and_relaxes_only_to_its_minimum(min
 
 
 @pytest.mark.parametrize(("asker", "target", "crashed", "outcome"), [
-    ("n2", "n2", None, "refused: cannot remove self"),
-    ("n2", "n4", None, "refused: node n4 is alive (use decommission)"),
+    ("n2", "n2", None, "refused: Cannot remove self"),
+    ("n2", "n4", None, "refused: Node n4 is alive and owns this ID. Use decommission command to remove it from the ring"),
     ("n2", "n4", "n4", "completed"),
 ])
 def test_removenode_refuses_what_nodetool_refuses(asker: str, target: str, crashed: str | None,
