@@ -26,7 +26,7 @@ from impl.data.partitioner import token as token_of
 from impl.engine import Engine, Executor, MetadataEngine
 from impl.entry import Entry, Snapshot, canonical_json
 from impl.history import History, Op
-from impl.messages import Gossip, Message
+from impl.messages import Message
 from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
 from impl.node.progress_barrier import satisfied
@@ -388,7 +388,7 @@ class Cluster:
             return
         self.trace.event("restart", node_id)
         node = Node(node_id=node_id, index=self.node_ids.index(node_id), world=self,
-                    disk=self.disks[node_id])
+                    disk=self.disks[node_id], restarted=True)
         self.nodes[node_id] = node
         self.counters["restarts"] += 1
         self._advance_applied(node_id, node.log.applied, "restarted at")
@@ -397,8 +397,7 @@ class Cluster:
                                             self.settings.gossip_interval_ns),
                    node.gossip_round, work=False)
         # why: a restarted node asks a CMS member where the log is (discovery)
-        node.send(node.pick_cms_member(avoid=node_id),
-                  Gossip(sender=node_id, epoch=node.log.applied))
+        node.gossip_to(node.pick_cms_member(avoid=node_id))
         # why every node: the CMS driver's sizing policy leaves down nodes out, so it looks
         # again when one comes back (the failure detector marking it alive)
         for other in self.nodes.values():

@@ -154,12 +154,29 @@ class LogEntries(Message):
 
 @frozen(kw_only=True)
 class Gossip(Message):
-    """Periodic status to one random peer: just the sender's epoch."""
+    """Periodic status to a random live peer (Cassandra's GossipDigestSyn): the sender's epoch
+    and every heartbeat `(node, generation, version)` it knows (impl/node/failure_detector.py)."""
+
+    heartbeats: tuple[tuple[str, int, int], ...] = ()
 
 
 @frozen(kw_only=True)
 class GossipReply(Message):
-    """Sent back when the receiver of a Gossip is ahead, so the sender learns the epoch."""
+    """The answer to a Gossip (GossipDigestAck, with Ack2 folded in): the receiver's epoch and
+    heartbeats, so that both ends learn each other's."""
+
+    heartbeats: tuple[tuple[str, int, int], ...] = ()
+
+
+@frozen(kw_only=True)
+class Echo(Message):
+    """ECHO_REQ: a peer whose newer heartbeat arrived is marked UP only when this is answered
+    (Gossiper.markAlive); the answer proves a working channel."""
+
+
+@frozen(kw_only=True)
+class EchoReply(Message):
+    """The answer to an Echo (Gossiper.realMarkAlive on receipt)."""
 
 
 # --- CMS reconfiguration: streaming the log to a joining member ---

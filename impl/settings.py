@@ -19,6 +19,12 @@ class Settings:
     submit_timeout_ns: int = ms_to_ns(10_000)
     max_submit_attempts: int = 5
     gossip_interval_ns: int = ms_to_ns(1000)
+    # the failure detector (impl/node/failure_detector.py, Cassandra's defaults): phi above which
+    # a silent peer is convicted, the first inter-arrival time assumed and the longest recorded
+    # (0: twice the gossip interval, Cassandra's FD_INITIAL_VALUE_MS / FD_MAX_INTERVAL_MS)
+    phi_convict_threshold: float = 8.0
+    fd_initial_value_ns: int = 0
+    fd_max_interval_ns: int = 0
     election_timeout_ns: int = ms_to_ns(1000)
     stream_timeout_ns: int = ms_to_ns(1000)
     end_time_ns: int = ms_to_ns(600_000)

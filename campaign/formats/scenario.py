@@ -32,11 +32,12 @@ _SETTINGS_MS = {"paxos_timeout_ms", "retry_backoff_ms", "retry_backoff_max_ms",
                 "fetch_timeout_ms", "submit_timeout_ms", "gossip_interval_ms",
                 "election_timeout_ms", "stream_timeout_ms", "end_time_ms", "write_timeout_ms",
                 "read_timeout_ms", "barrier_timeout_ms", "barrier_retry_ms", "stream_retry_ms",
-                "ring_delay_ms", "gossip_spread_ms"}
+                "ring_delay_ms", "gossip_spread_ms", "fd_initial_value_ms", "fd_max_interval_ms"}
 MAX_END_TIME_MS = 86_400_000
 """Longest run (one virtual day): a run that never quiesces still ends in bounded work."""
 _SETTINGS_CL = {"barrier_consistency", "barrier_min_consistency"}
 _SETTINGS_INT = {"snapshot_interval", "snapshot_catchup_threshold", "max_submit_attempts"}
+_SETTINGS_NUMBER = {"phi_convict_threshold"}
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -222,11 +223,14 @@ def _mutants(value: Any) -> frozenset[str]:
 
 def _settings(value: Any, mode: str = "tcm") -> Settings:
     s = F.obj(value, "settings")
-    F.keys(s, _SETTINGS_MS | _SETTINGS_INT | _SETTINGS_CL, "settings")
+    F.keys(s, _SETTINGS_MS | _SETTINGS_INT | _SETTINGS_CL | _SETTINGS_NUMBER, "settings")
     kwargs: dict[str, Any] = {"mode": mode}
     for k, v in s.items():
         if k in _SETTINGS_CL:
             kwargs[k] = fields.choice(v, CHAIN, f"settings.{k}")
+        elif k in _SETTINGS_NUMBER:
+            # why above 0: a threshold of 0 convicts every peer at every status check
+            kwargs[k] = float(fields.number(v, f"settings.{k}", lo=0.001, hi=1000))
         elif k == "end_time_ms":
             kwargs["end_time_ns"] = ms_to_ns(fields.number(v, f"settings.{k}", lo=0, hi=MAX_END_TIME_MS))
         elif k in _SETTINGS_MS:

@@ -105,6 +105,14 @@ class Polls(Protocol):
     def poll(self) -> None: ...
 
 
+class Liveness(Protocol):
+    """FailureDetector's face (impl/node/failure_detector.py): this node's view of its peers."""
+
+    def is_alive(self, peer_id: str) -> bool: ...
+
+    def downtime(self, peer_id: str) -> int: ...
+
+
 class Host(Protocol):
     @property
     def id(self) -> str: ...
@@ -150,6 +158,9 @@ class Host(Protocol):
 
     @property
     def reconfiguration(self) -> Polls: ...
+
+    @property
+    def failure_detector(self) -> Liveness: ...
 
 
     def send(self, dst: str, msg: Message) -> None: ...

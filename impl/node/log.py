@@ -41,6 +41,8 @@ class Disk:
         # the topology operation this node drives, if any (survives a crash: resume)
         self.operation: Any = None
         self.next_request_id = 0
+        # how many times the node started: its gossip heartbeat's generation
+        self.generation = 0
 
 
 ApplyHook = Callable[[Entry | None, Snapshot | None], None]

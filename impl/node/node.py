@@ -24,6 +24,8 @@ from impl.messages import (
     Commit,
     DiscoverRequest,
     DiscoverResponse,
+    Echo,
+    EchoReply,
     ElectionAck,
     ElectionPrepare,
     FetchLog,
@@ -49,6 +51,7 @@ from impl.messages import (
     WatermarkResponse,
 )
 from impl.node.coordinator import Coordinator
+from impl.node.failure_detector import FailureDetector
 from impl.node.fetcher import PeerLogFetcher
 from impl.node.host import World
 from impl.node.log import Disk, LocalLog
@@ -62,7 +65,8 @@ from impl.sim.events import Event
 
 
 class Node:
-    def __init__(self, *, node_id: str, index: int, world: World, disk: Disk) -> None:
+    def __init__(self, *, node_id: str, index: int, world: World, disk: Disk,
+                 restarted: bool = False) -> None:
         self.id = node_id
         self.index = index
         self.world = world
@@ -89,6 +93,7 @@ class Node:
                             on_apply=self._on_apply, on_apply_failure=self._on_apply_failure,
                             mutants=self.settings.mutants)
         disk.placement_epochs.observe(self.log.metadata)
+        self.failure_detector = FailureDetector(self, world.node_ids, restarted=restarted)
         self.replica = Replica(self)
         self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)
         self.operation = OperationDriver(self)
@@ -105,7 +110,9 @@ class Node:
             FetchLog: self._on_fetch,
             LogEntries: self._on_entries,
             Gossip: self._on_gossip,
-            GossipReply: _ignore,
+            GossipReply: self._on_gossip_reply,
+            Echo: self.failure_detector.on_echo,
+            EchoReply: self.failure_detector.on_echo_reply,
             StreamLog: self._on_stream_log,
             Streamed: self.reconfiguration.on_streamed,
             ElectionPrepare: self._on_election_prepare,
@@ -129,12 +136,13 @@ class Node:
         # Cassandra's stream messages travel on streaming channels as StreamMessages, which
         # carry no epoch (catch-up points: AbstractMutationVerbHandler,
         # ReadCommandVerbHandler, ResponseVerbHandler, GossipVerbHandler,
-        # CurrentEpochRequestHandler)
+        # CurrentEpochRequestHandler). An echo request's handler does not catch up; its
+        # answer, a response, does (ResponseVerbHandler)
         self._reveals_epoch = frozenset(
             (Prepare, Accept, Promise, Accepted, Nack, Commit, Submit, SubmitResult, FetchLog,
              StreamLog, Streamed, ElectionPrepare, ElectionAck)
         ) if self.settings.mode == "gossip" else frozenset(self._handlers) - {
-            StreamRequest, StreamData, StreamComplete}
+            StreamRequest, StreamData, StreamComplete, Echo}
 
     # --- plumbing ---
 
@@ -155,7 +163,7 @@ class Node:
     def sees_alive(self, peer: str) -> bool:
         """Whether this node sees `peer` alive (itself: always): what its operator commands and
         CMS reconfigurations go by (FailureDetector.isAlive on the node that runs them)."""
-        return peer == self.id or self.world.is_up(peer)
+        return self.failure_detector.is_alive(peer)
 
     def pick_cms_member(self, avoid: str = "") -> str:
         members = list(self.executor.members(self.log.metadata))
@@ -241,18 +249,36 @@ class Node:
             self.fetcher.want(msg.epoch, msg.sender)
 
     def _on_gossip(self, msg: Gossip) -> None:
-        if msg.epoch < self.log.applied:
-            self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied))
+        self.failure_detector.on_heartbeats(msg.heartbeats)
+        self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied,
+                                          heartbeats=self.failure_detector.digest()))
+
+    def _on_gossip_reply(self, msg: GossipReply) -> None:
+        self.failure_detector.on_heartbeats(msg.heartbeats)
+
+    def gossip_to(self, peer: str) -> None:
+        self.send(peer, Gossip(sender=self.id, epoch=self.log.applied,
+                               heartbeats=self.failure_detector.digest()))
 
     def gossip_round(self) -> None:
+        """One run of Cassandra's GossipTask: the heartbeat goes up, gossip goes out, then the
+        status check convicts silent peers."""
+        self.failure_detector.beat()
         self.gossip_round_once()
+        self.failure_detector.interpret()
         self.timer(self.settings.gossip_interval_ns, self.gossip_round, work=False)
 
     def gossip_round_once(self) -> None:
-        ids = self.world.node_ids
-        peer = ids[self.decisions.randrange(f"gossip-peer {self.id}", len(ids))]
-        if peer != self.id:
-            self.send(peer, Gossip(sender=self.id, epoch=self.log.applied))
+        """Gossip to a random live member and, with probability unreachable / (live + 1), to a
+        random unreachable one (doGossipToLiveMember, maybeGossipToUnreachableMember)."""
+        fd = self.failure_detector
+        live = fd.live_members()
+        if live:
+            self.gossip_to(live[self.decisions.randrange(f"gossip-peer {self.id}", len(live))])
+        down = fd.unreachable_members()
+        if down and self.decisions.flip(f"gossip-unreachable {self.id}",
+                                        len(down) / (len(live) + 1)):
+            self.gossip_to(down[self.decisions.randrange(f"gossip-down-peer {self.id}", len(down))])
 
     def _on_stream_log(self, msg: StreamLog) -> None:
         """Joining the CMS: catch up to `upto` from the driver, then say so."""
@@ -313,7 +339,3 @@ class Node:
         self.counters["apply_failures"] += 1
         self.trace.event("apply_failure", self.id, "-", f"{entry.brief()} {reason}")
         self.world.apply_failures.append((self.id, entry.epoch, reason))
-
-
-def _ignore(_: Message) -> None:
-    pass

@@ -32,10 +32,10 @@ def rf3_replace() -> dict[str, Any]:
 
 
 def as_remove(doc: dict[str, Any]) -> dict[str, Any]:
-    return {**doc, "operations": [{"op": "remove", "node": "n2", "target": "n4", "at_ms": 3500}]}
+    return {**doc, "operations": [{"op": "remove", "node": "n2", "target": "n4", "at_ms": 40_000}]}
 
 
-@pytest.mark.parametrize(("case", "seed"), [(rf3_replace(), 1), (as_remove(rf3_replace()), 1)])
+@pytest.mark.parametrize(("case", "seed"), [(rf3_replace(), 3), (as_remove(rf3_replace()), 1)])
 def test_a_single_source_stream_loses_acknowledged_writes_and_the_fix_keeps_them(case: dict[str, Any],
                                                                                  seed: int) -> None:
     faithful = checked(RunSpec(kind="sim", seed=seed, case=case))
@@ -52,7 +52,7 @@ def test_without_the_stream_evidence_the_same_failure_is_a_plain_lost_write() ->
     """The classification rests on what the streams delivered: the same run judged without
     that evidence is an unexplained (new) failure."""
     scenario = parse_scenario(rf3_replace())
-    result = run_scenario(scenario, 1)
+    result = run_scenario(scenario, 3)
     assert all(r.faithful and len(r.sources) == 1 for r in result.streams)
     assert any(r.sources == ("n1",) for r in result.streams)
     assert judge(scenario, result).clients.cause == SINGLE_SOURCE_LOSS  # type: ignore[union-attr]
@@ -63,7 +63,7 @@ def test_without_the_stream_evidence_the_same_failure_is_a_plain_lost_write() ->
 def test_a_stream_from_a_non_replica_is_not_this_finding() -> None:
     """Switch stream-from-non-replica (a bug: the source is a new replica) loses the same
     writes, but the stream is not Cassandra's, so the failure stays new."""
-    out = checked(RunSpec(kind="sim", seed=1, case=rf3_replace(), mutant="stream-from-non-replica"))
+    out = checked(RunSpec(kind="sim", seed=6, case=rf3_replace(), mutant="stream-from-non-replica"))
     assert out.cause is not None and out.cause.text == "clients: not-linearizable"
     assert known_finding(out.cause.klass) is None
 

@@ -1,0 +1,203 @@
+"""A node's failure detector: which peers it sees UP or DOWN, decided from gossip heartbeats
+(Cassandra's gms/FailureDetector with its ArrivalWindow, and the Gossiper's heartbeat state,
+convict/markDead, markAlive/echo/realMarkAlive and getEndpointDowntime, trunk 6bbe85ef).
+
+- **Heartbeats.** Each node has a heartbeat `(generation, version)`: the generation counts the
+  node's starts (kept on its Disk: Cassandra's generation is the start time), the version goes
+  up at every gossip round (`GossipTask.run`: `updateHeartBeat()`). Gossip messages carry every
+  heartbeat the sender knows (the digests of GossipDigestSyn/Ack, folded into one exchange).
+- **Arrivals.** A heartbeat newer than the one known (`Gossiper.notifyFailureDetector`) is an
+  arrival for that peer (`FailureDetector.report`): its `ArrivalWindow` keeps the last 1000
+  inter-arrival times; the first arrival records `fd_initial_value` (2 gossip intervals) as an
+  interval, and an interval longer than `fd_max_interval` (the same by default) is not recorded.
+  A new generation of a peer seen DOWN clears its window first (a restart).
+- **DOWN.** At the end of each gossip round (`doStatusCheck` -> `interpret`), a peer is
+  convicted when `(now - last arrival) / mean interval * (1 / ln 10) > phi_convict_threshold`
+  (default 8: about 18.4 mean intervals of silence), computed on integers with ln 10 as the
+  fixed rational 2302585093 / 10^9, so no float rounding can differ between platforms.
+  Conviction (`Gossiper.convict` -> `markDead` -> `silentlyMarkDead`) marks it DOWN and starts
+  its downtime (`unreachableEndpoints.put(addr, nanoTime())`), which `downtime` reports
+  (`getEndpointDowntime`; hinted handoff's `max_hint_window` is measured on it).
+- **UP.** A newer heartbeat of a peer not seen UP (`applyStateLocally`: `markAlive`) sends it
+  an `Echo`; only its `EchoReply`, over a real channel, marks it UP (`realMarkAlive`). A new
+  generation (a restart) marks the peer not alive until that echo returns, without a downtime
+  (`handleMajorStateChange` -> `markAlive`). Deviation: Cassandra echoes on any gossip that
+  mentions a non-alive peer; here only on a newer heartbeat (the same outcome, fewer messages).
+- **Start.** At time 0 the cluster has been running: every process knows every other, alive,
+  at its first generation. A restarted node knows its peers from its disk, DOWN until gossip
+  and an echo say otherwise (`Gossiper.addSavedEndpoint`), their downtime running from the
+  restart.
+
+Who asks it: the data path (write plans hint the replicas it sees down, reads avoid them, hints
+are delivered to peers it sees up) and the operator checks (removenode and replace refuse a node
+it sees alive). Not the progress barrier: Cassandra's ProgressBarrier never consults it (a down
+peer simply does not answer). `is_alive`, `downtime`, `live_members` are the stable API.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from impl.messages import Echo, EchoReply
+
+if TYPE_CHECKING:
+    from impl.node.host import Host
+
+Heartbeat = tuple[int, int]
+"""(generation, version)"""
+
+SAMPLE_SIZE = 1000
+"""Inter-arrival times kept per peer (FailureDetector.SAMPLE_SIZE)."""
+LN10_NUM, LN10_DEN = 2302585093, 10**9
+"""ln 10 as a fixed rational: phi * (1 / ln 10) > threshold  <=>  t * n * DEN > thr * sum * NUM."""
+THRESHOLD_SCALE = 10**6
+"""`phi_convict_threshold` is used in millionths (an integer)."""
+
+
+class ArrivalWindow:
+    """One peer's heartbeat inter-arrival times (FailureDetector.ArrivalWindow)."""
+
+    __slots__ = ("_intervals", "_sum", "t_last")
+
+    def __init__(self) -> None:
+        self._intervals: deque[int] = deque()
+        self._sum = 0
+        self.t_last: int | None = None
+
+    def add(self, now: int, initial: int, max_interval: int) -> None:
+        if self.t_last is None:
+            # "better to err high (false negatives ...) than low": the first interval assumed
+            self._push(initial)
+        elif now - self.t_last <= max_interval:
+            self._push(now - self.t_last)
+        self.t_last = now
+
+    def _push(self, interval: int) -> None:
+        self._intervals.append(interval)
+        self._sum += interval
+        if len(self._intervals) > SAMPLE_SIZE:
+            self._sum -= self._intervals.popleft()
+
+    def convicts(self, now: int, threshold_scaled: int) -> bool:
+        """phi(now) * PHI_FACTOR > threshold, on integers (see LN10_NUM)."""
+        if self.t_last is None or not self._sum:
+            return False
+        silent = now - self.t_last
+        return (silent * len(self._intervals) * LN10_DEN * THRESHOLD_SCALE
+                > threshold_scaled * self._sum * LN10_NUM)
+
+
+class FailureDetector:
+    def __init__(self, node: Host, peers: Iterable[str], *, restarted: bool) -> None:
+        self._node = node
+        s = node.settings
+        self._initial = s.fd_initial_value_ns or 2 * s.gossip_interval_ns
+        self._max_interval = s.fd_max_interval_ns or self._initial
+        self._threshold = round(s.phi_convict_threshold * THRESHOLD_SCALE)
+        node.disk.generation += 1
+        self.generation = node.disk.generation
+        self.version = 0
+        now = self._now()
+        self.heartbeats: dict[str, Heartbeat] = {}
+        """The newest heartbeat known of every node (this one's included)."""
+        self._windows: dict[str, ArrivalWindow] = {}
+        self._alive: dict[str, bool] = {}
+        self._down_since: dict[str, int] = {}
+        for p in peers:
+            if p == node.id:
+                continue
+            if restarted:
+                # addSavedEndpoint: known from disk, DOWN, unreachable since now
+                self.heartbeats[p] = (0, 0)
+                self._alive[p] = False
+                self._down_since[p] = now
+            else:
+                self.heartbeats[p] = (1, 0)
+                self._alive[p] = True
+                w = self._windows[p] = ArrivalWindow()
+                w.add(now, self._initial, self._max_interval)
+        self.heartbeats[node.id] = (self.generation, self.version)
+
+    def _now(self) -> int:
+        return self._node.world.queue.clock.now
+
+    # --- the API the node's parts use ---
+
+    def is_alive(self, peer_id: str) -> bool:
+        """Whether this node sees `peer_id` UP (itself: always)."""
+        return peer_id == self._node.id or self._alive.get(peer_id, False)
+
+    def downtime(self, peer_id: str) -> int:
+        """Virtual ns since this node convicted `peer_id` (0 when it sees it UP, or saw it go
+        down only through a restart it has not echoed yet): Gossiper.getEndpointDowntime."""
+        since = self._down_since.get(peer_id)
+        return 0 if since is None else self._now() - since
+
+    def live_members(self) -> list[str]:
+        """The peers seen UP, sorted (Gossiper.liveEndpoints, without this node)."""
+        return sorted(p for p, up in self._alive.items() if up)
+
+    def unreachable_members(self) -> list[str]:
+        return sorted(p for p, up in self._alive.items() if not up)
+
+    # --- gossip ---
+
+    def beat(self) -> None:
+        """The start of a gossip round: this node's heartbeat goes up."""
+        self.version += 1
+        self.heartbeats[self._node.id] = (self.generation, self.version)
+
+    def digest(self) -> tuple[tuple[str, int, int], ...]:
+        return tuple((n, g, v) for n, (g, v) in sorted(self.heartbeats.items()))
+
+    def on_heartbeats(self, heartbeats: Iterable[tuple[str, int, int]]) -> None:
+        """Apply gossiped heartbeats (notifyFailureDetector, then applyStateLocally)."""
+        node = self._node
+        now = self._now()
+        for peer, gen, ver in heartbeats:
+            if peer == node.id:
+                continue
+            known = self.heartbeats.get(peer)
+            if known is not None and (gen, ver) <= known:
+                continue
+            restarted = known is None or gen > known[0]
+            if restarted and not self._alive.get(peer, False):
+                self._windows.pop(peer, None)  # "clearing interval times ... generation change"
+            w = self._windows.get(peer)
+            if w is None:
+                w = self._windows[peer] = ArrivalWindow()
+            w.add(now, self._initial, self._max_interval)
+            self.heartbeats[peer] = (gen, ver)
+            if restarted:
+                # handleMajorStateChange -> markAlive: not alive until the echo comes back
+                self._alive[peer] = False
+            if not self._alive[peer]:
+                node.send(peer, Echo(sender=node.id, epoch=node.log.applied))
+
+    def interpret(self) -> None:
+        """The end of a gossip round (doStatusCheck): convict every silent peer seen UP."""
+        node = self._node
+        now = self._now()
+        for peer in sorted(self._windows):
+            if self._alive.get(peer) and self._windows[peer].convicts(now, self._threshold):
+                self._alive[peer] = False
+                self._down_since[peer] = now
+                node.counters["fd_convictions"] += 1
+                node.trace.event("fd", node.id, peer, "down")
+
+    def on_echo(self, msg: Echo) -> None:
+        node = self._node
+        node.send(msg.sender, EchoReply(sender=node.id, epoch=node.log.applied))
+
+    def on_echo_reply(self, msg: EchoReply) -> None:
+        """realMarkAlive: the peer answered over a real channel."""
+        peer = msg.sender
+        if peer == self._node.id or self._alive.get(peer, False):
+            return
+        self._alive[peer] = True
+        was_down = self._down_since.pop(peer, None) is not None
+        if was_down:
+            self._node.counters["fd_revivals"] += 1
+        self._node.trace.event("fd", self._node.id, peer, "up")

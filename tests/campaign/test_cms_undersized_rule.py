@@ -1,0 +1,39 @@
+"""Issue 25: the "CMS undersized" liveness rule counts as candidates only the nodes the CMS
+placement could add (JOINED, up, in no in-progress sequence: CMSPlacementStrategy.DefaultNodeFilter),
+and still catches a placement that proposes a node in a sequence (issue 21: judged against the
+last sizing point, campaign/run/cms_liveness.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from campaign.kinds import checked
+from campaign.run.record import RunSpec
+
+DATA = Path(__file__).parents[1] / "impl" / "sim" / "data"
+
+
+def run(name: str) -> Any:
+    doc: dict[str, Any] = json.loads((DATA / name).read_text())
+    return checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))
+
+
+def test_a_cms_short_only_of_nodes_in_a_sequence_is_not_undersized() -> None:
+    # six joined, j1 no process (joined by direct submissions) and n4 leaving (nobody drives it
+    # on): no operator path placed the CMS after the first reconfiguration, which reached its size
+    outcome = run("cms-short-of-a-leaving-node.json")
+    assert outcome.valid, outcome.cause
+
+
+def test_a_placement_proposing_the_leaving_node_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # plant issue 25's bug: the placement no longer leaves nodes in a sequence out, so j1's
+    # ensureCMSPlacement after its join proposes n4, which the engine refuses (and Cassandra's
+    # ensureCMSPlacement only logs): the CMS stays at three where five were wanted
+    monkeypatch.setattr("impl.cms.placement.in_sequences", lambda metadata: frozenset())
+    outcome = run("cms-grows-past-a-leaving-node.json")
+    assert outcome.cause is not None and outcome.cause.klass == "liveness: CMS undersized"
+    assert outcome.cause.text.startswith("liveness: CMS undersized: 3 joined members, 5 wanted after")
