@@ -121,7 +121,30 @@ def generate(rng: random.Random) -> dict[str, Any]:
         _clients_and_operations(rng, doc, horizon)
     doc["faults"] = _faults(rng, ids, horizon)
     doc["settings"] = {"snapshot_interval": rng.choice([0, 10, 25, 100]), "end_time_ms": 120_000}
+    _dead_before_removal(doc)
     return doc
+
+
+REMOVAL_AFTER_DEATH_MS = 40_000
+"""How long after its target dies a replace or removenode runs: Cassandra refuses to replace or
+remove a node the submitting node sees alive (Startup: "Cannot replace a live node... ";
+SingleNodeSequences.removeNode: "... is alive and owns this ID"), and a failure detector convicts
+a dead node after 20-30 s here."""
+
+
+def _dead_before_removal(doc: dict[str, Any]) -> None:
+    """A replace or removenode's target dies for good when the operation was drawn to start, and
+    the operation runs once it has been convicted (no draw: every earlier choice stays)."""
+    crashes = doc["faults"]["crashes"]
+    for o in doc.get("operations", []):
+        if o["op"] in ("replace", "remove"):
+            crashes[:] = [c for c in crashes if c["node"] != o["target"]]
+            crashes.append({"node": o["target"], "at_ms": o["at_ms"]})
+            o["at_ms"] += REMOVAL_AFTER_DEATH_MS
+    for c in doc.get("cancels", []):
+        op = next((o for o in doc.get("operations", []) if o["node"] == c["node"]), None)
+        if op is not None and op["op"] in ("replace", "remove"):
+            c["at_ms"] += REMOVAL_AFTER_DEATH_MS
 
 
 def _faults(rng: random.Random, ids: list[str], horizon: int) -> dict[str, Any]:
@@ -153,11 +176,7 @@ def _faults(rng: random.Random, ids: list[str], horizon: int) -> dict[str, Any]:
     for node in rng.sample(ids, rng.randint(0, 2)):
         at = rng.randint(0, horizon)
         faults["crashes"].append({"node": node, "at_ms": at, "restart_ms": at + rng.randint(50, horizon)})
-    # why no death for a remove's target: removenode refuses a live node ("use decommission"),
-    # so a remove runs only when its target happens to be down; a node dead for good leaves
-    # operations and CMS reconfigurations blocked until an operator acts (ReconfigureCMS
-    # .executeNext returns `blocked` when the member it adds is down), which the liveness
-    # checks would report
+    # a replace or removenode's target dies for good before it (`_dead_before_removal`)
     return faults
 
 
@@ -236,8 +255,13 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
             o["node"] = f"d{k + 1}"
             o["dc"] = rng.choice(dcs)
             o["rack"] = "r1"
+        elif op == "move":
+            # SingleNodeSequences.move refuses a node holding more than one token
+            single = [n["id"] for n in topo["nodes"] if len(n["tokens"]) == 1]
+            o["node"] = rng.choice(single or ids[len(ids) // 2:])
         else:
-            # why the upper half: the lowest ids tend to be CMS members, which may not leave
+            # why the upper half: the lowest ids tend to be CMS members (a member leaves the CMS
+            # first: maybeReconfigureCMS)
             o["node"] = rng.choice(ids[len(ids) // 2:])
         if op in ("replace", "remove"):
             o["target"] = rng.choice(ids[len(ids) // 2:])
