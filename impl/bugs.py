@@ -159,6 +159,13 @@ REGISTRY: tuple[Mutant, ...] = (
                        "the fix), so PrepareLeave's CMS check rejects it: the dead member stays "
                        "JOINED and in the CMS",
            failure="liveness: an operator removal refused because its node is a CMS member"),
+    Mutant(name="settled-placement-from-token-map", engine=True, focus="refine", ticket="CASSANDRA-19193",
+           description="ClusterMetadata.writePlacementAllSettled recomputes the settled write "
+                       "placement from scratch on a token map proposed from node states "
+                       "(BOOTSTRAPPING joins' tokens, LEAVING nodes removed, MOVING nodes with "
+                       "their old tokens, replaces ignored) instead of stepping through the "
+                       "in-progress sequences",
+           failure="refine: spec and impl disagree on the settled write placement"),
 )
 
 BY_NAME: dict[str, Mutant] = {m.name: m for m in REGISTRY}
