@@ -166,6 +166,17 @@ REGISTRY: tuple[Mutant, ...] = (
                        "their old tokens, replaces ignored) instead of stepping through the "
                        "in-progress sequences",
            failure="refine: spec and impl disagree on the settled write placement"),
+    Mutant(name="force-snapshot-reports-all-keys", focus="cms", ticket="CASSANDRA-19128",
+           description="a node that installs a metadata snapshot (Cassandra's ForceSnapshot) reports "
+                       "every core metadata key as modified (MetadataKeys.CORE_METADATA) instead of "
+                       "the ones that differ from its previous metadata (MetadataKeys.diffKeys)",
+           failure="holdings: a snapshot install reported the wrong modified keys"),
+    Mutant(name="cms-commit-fails-after-leaving-cms", focus="cms", ticket="CASSANDRA-19872",
+           description="a CMS member's own commit request that it takes up after it has left the "
+                       "CMS fails (AbstractLocalProcessor.commit: \"Node is not a member of CMS "
+                       "anymore\") instead of being retried at a current member "
+                       "(ClusterMetadataService's commit loop on NotCMSException, the fix)",
+           failure="logs: a rejection the spec does not justify (the transformation was valid)"),
 )
 
 BY_NAME: dict[str, Mutant] = {m.name: m for m in REGISTRY}

@@ -118,6 +118,9 @@ class RunResult:
     scripted: as a scenario's `decisions`, they replay this very run."""
     streams: tuple[StreamRecord, ...] = ()
     """Every range a remove or replace streamed (or had nothing to stream from), in time order."""
+    installs: tuple[tuple[str, int, int, tuple[str, ...]], ...] = ()
+    """(node, epoch before, snapshot's epoch, the metadata keys the install reported modified)
+    of every snapshot install (Cassandra's ForceSnapshot result: MetadataKeys.diffKeys)."""
 
     @property
     def client_history(self) -> tuple[Op, ...]:
@@ -177,6 +180,7 @@ class Cluster:
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
         self.holdings: list[tuple[str, int, str, str]] = []
+        self.installs: list[tuple[str, int, int, tuple[str, ...]]] = []
         self.epoch_regressions: list[str] = []
         self._last_applied: dict[str, int] = {}
         topology = json.loads(scenario.topology)
@@ -303,6 +307,8 @@ class Cluster:
             epoch = snap.epoch
             if node is not None:
                 self._hold(node_id, node.log.metadata, epoch, "snapshot")
+                before, keys = node.log.last_install
+                self.installs.append((node_id, before, epoch, keys))
         self._advance_applied(node_id, epoch, "applied")
         if chain:
             known = self._epoch_chain.setdefault(epoch, chain)
@@ -627,7 +633,8 @@ class Cluster:
             trace=tuple(self.trace.lines), operations=tuple(self.operation_outcomes),
             holdings=tuple(self.holdings), epoch_regressions=tuple(self.epoch_regressions),
             unfinished=tuple(unfinished), replica_cells=self._replica_cells(),
-            decisions=tuple(self.decisions.taken), streams=tuple(self.stream_records))
+            decisions=tuple(self.decisions.taken), streams=tuple(self.stream_records),
+            installs=tuple(self.installs))
 
     def _replica_cells(self) -> tuple[tuple[str, str, tuple[tuple[str, int, int], ...]], ...]:
         live = [n for n in self.nodes.values() if n is not None]

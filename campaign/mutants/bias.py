@@ -114,7 +114,8 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
 
 
 CMS_POLICY_SWITCHES = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms",
-                       "cms-not-reconfigured-after-operation", "assassinate-skips-cms-reconfiguration")
+                       "cms-not-reconfigured-after-operation", "assassinate-skips-cms-reconfiguration",
+                       "cms-commit-fails-after-leaving-cms")
 
 # why barrier-at-one too: a barrier met by ONE replica lets FINISH commit while the cut-off
 # pair still routes by old placements, as a missing barrier does (the shape caught it in 5 of
@@ -143,6 +144,8 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
       policy's growth has a down node among the lowest ids to choose or to skip.
     - decommission-shrinks-cms (CASSANDRA-18416): a CMS member (the second-lowest id)
       decommissions itself; maybeReconfigureCMS must put another node in its seat first.
+    - cms-commit-fails-after-leaving-cms (CASSANDRA-19872): the same decommission while the
+      leaving member submits schema changes of its own, which it takes up after its removal.
     - cms-not-reconfigured-after-operation (CASSANDRA-19705): on three nodes (its dtest,
       replaceEqualRF) a CMS member dies and is replaced: no other node can take its seat before
       the replacement has joined, so only ensureCMSPlacement after FINISH_REPLACE refills it; on
@@ -164,8 +167,14 @@ def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
     if name == "cms-reconfig-chooses-down-nodes":
         faults["crashes"] = [{"node": victim, "at_ms": 0}]
         case["cms"]["reconfigure_at_ms"] = CMS_LATE_MS
-    elif name == "decommission-shrinks-cms":
+    elif name in ("decommission-shrinks-cms", "cms-commit-fails-after-leaving-cms"):
         case["operations"] = [{"op": "leave", "node": victim, "at_ms": CMS_LATE_MS}]
+        if name == "cms-commit-fails-after-leaving-cms":
+            # the leaving member's own schema changes race its removal from the CMS: the ones
+            # it takes up after it has left must go to a current member
+            case.setdefault("workloads", []).append({"kind": "schema", "count": 40, "names": 5,
+                                                     "start_ms": CMS_LATE_MS, "spread_ms": 300,
+                                                     "nodes": [victim]})
     elif name == "cms-not-reconfigured-after-operation" and len(ids) != 3:
         taken = {t for n in case["topology"]["nodes"] for t in n["tokens"]}
         spot = next(t for t in range(1, 2**20) if t not in taken)

@@ -142,6 +142,13 @@ def spec_invariant(name: str, detail: str) -> Cause:
                  text=f"spec replay: invariant {name} at the end: {detail}")
 
 
+def install_keys(node: str, before: int, after: int, reported: tuple[str, ...], changed: tuple[str, ...]) -> Cause:
+    """A snapshot install that reported other modified metadata keys than the ones it changed."""
+    return Cause(family="holdings", klass="holdings: a snapshot install reported the wrong modified keys",
+                 text=f"holdings: {node} installed the snapshot of epoch {after} from epoch {before} and "
+                      f"reported {', '.join(reported) or 'nothing'} modified; it changed {', '.join(changed) or 'nothing'}")
+
+
 def metadata_differs(node: str, epoch: int, when: str, parts: str) -> Cause:
     what = f"metadata differs from the spec on {parts}"
     return Cause(family="holdings", klass=f"holdings: {what}",
@@ -172,6 +179,6 @@ def stateful(machine: str, where: str, message: str) -> Cause:
 
 
 __all__ = ["FAMILIES", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict", "crash",
-           "durability", "epoch_regression", "error", "history", "initial_placements_differ", "liveness",
+           "durability", "epoch_regression", "error", "history", "initial_placements_differ", "install_keys", "liveness",
            "logs", "metadata_differs", "quorum", "refine_step", "spec_invariant", "spec_replay", "stateful", "timeout",
            "worker_died"]

@@ -42,6 +42,7 @@ from impl.scenario import Scenario
 from spec.fixes import execute as spec_execute
 from spec.invariants import violations
 from spec.metadata import ClusterMetadata
+from spec.metadata_keys import diff_keys
 from spec.nodes import NodeVersion
 from spec.topology import NodeSpec, Topology
 from spec.transformations import Rejected
@@ -197,7 +198,7 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
     clients, losses = client_verdict(scenario, result, timeout_s=timeout_s)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)
-                     + _holdings(result, replay) + _final_invariants(replay, full)
+                     + _holdings(result, replay) + _install_keys(result, replay) + _final_invariants(replay, full)
                      + durability(scenario, result) + stale_reads(scenario, result),
                      liveness=liveness(scenario, result, replay.final, replay.states), stream_losses=losses,
                      conflicts=tuple(result.conflicts), apply_failures=tuple(result.apply_failures))
@@ -209,6 +210,19 @@ FINAL_INVARIANTS = ("cms_is_consistent", "sequences_name_registered_nodes", "at_
 Cassandra's own rules can break (the findings replace-cms-member, unregister-prepared-join,
 nts-rack-composition, cross-dc-replace), so that a run reaching one says so by the same cause
 class as a refine run."""
+
+
+def _install_keys(result: RunResult, replay: SpecReplay) -> tuple[Cause, ...]:
+    """Each snapshot install's reported modified keys against MetadataKeys.diffKeys of the
+    spec's states at its two epochs (ForceSnapshot.execute since CASSANDRA-19128)."""
+    for node, before, after, keys in result.installs:
+        a, b = replay.states.get(before), replay.states.get(after)
+        if a is None or b is None:
+            continue
+        changed = diff_keys(a, b)
+        if tuple(keys) != changed:
+            return (C.install_keys(node, before, after, tuple(keys), changed),)
+    return ()
 
 
 def _final_invariants(replay: SpecReplay, full: bool) -> tuple[Cause, ...]:

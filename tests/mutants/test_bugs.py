@@ -146,6 +146,12 @@ DETECTING_SEED: dict[str, int] = {
     "coordinator-skips-revalidation": 35,
     "barrier-new-replicas-only": 90,
     "mid-drops-old-write-replicas": 51,
+    # issue 21: fixed tickets
+    "cms-not-reconfigured-after-operation": 1,
+    "assassinate-skips-cms-reconfiguration": 1,
+    "settled-placement-from-token-map": 1,
+    "force-snapshot-reports-all-keys": 16,
+    "cms-commit-fails-after-leaving-cms": 3,
 }
 
 # Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
@@ -199,7 +205,11 @@ CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms",
             "rejected-commit-no-catchup", "catchup-trusts-lagging-peer",
             "discovery-never-resets-unchanged-rounds", "forced-snapshot-last-modified-ahead",
             "replica-ignores-last-modified", "coordinator-skips-revalidation",
-            "barrier-new-replicas-only", "mid-drops-old-write-replicas"]
+            "barrier-new-replicas-only", "mid-drops-old-write-replicas",
+            # issue 21: fixed tickets
+            "cms-not-reconfigured-after-operation", "assassinate-skips-cms-reconfiguration",
+            "settled-placement-from-token-map", "force-snapshot-reports-all-keys",
+            "cms-commit-fails-after-leaving-cms"]
 
 
 @pytest.mark.slow
