@@ -271,7 +271,9 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
                 upper = ids[len(ids) // 2:]
                 o["node"] = upper[(upper.index(o["target"]) + 1) % len(upper)]
             if op == "replace":
-                o["dc"] = next(n["dc"] for n in topo["nodes"] if n["id"] == o["target"])
+                # the replaced node's DC and rack: a replacement elsewhere is finding
+                # cross-dc-replace (its bootstrap halts, or its DC ends below RF)
+                o["dc"], o["rack"] = next((n["dc"], n["rack"]) for n in topo["nodes"] if n["id"] == o["target"])
         if op in ("join", "move"):
             o["tokens"] = [rng.randint(-(2**63) + 1, 2**63 - 1)]
         operations.append(o)

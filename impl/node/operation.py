@@ -32,7 +32,7 @@ from impl.entry import canonical_json
 from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
 from impl.node import operator_checks as checks
 from impl.node.progress_barrier import ProgressBarrier
-from impl.node.streaming import Streaming, plan
+from impl.node.streaming import Streaming, elsewhere, plan
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -364,6 +364,11 @@ class OperationDriver:
                      from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
                      wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
                      all_sources="stream-from-all-replicas" in node.settings.fixes)
+        halted = elsewhere(st["op"], st["seq_node"], tasks)
+        if halted is not None:
+            self._waiting = False
+            self._finish(f"failed: bootstrap streaming failed: {halted}")
+            return
         self._streaming = Streaming(node, tasks, done)
         self._streaming.start()
 

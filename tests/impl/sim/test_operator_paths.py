@@ -146,3 +146,43 @@ def test_abortbootstrap_of_a_dead_joiner_cancels_and_unregisters() -> None:
     assert kinds[-2:] == ["CANCEL_SEQUENCE", "UNREGISTER"]
     meta = cluster.nodes["n1"].log.metadata  # type: ignore[union-attr]
     assert "j1" not in meta.directory and not meta.sequences
+
+
+def racked(racks: list[str], dcs: list[str] | None = None, rf: dict[str, int] | None = None) -> dict[str, Any]:
+    nodes = [{"id": f"n{i}", "dc": (dcs or ["dc1"] * len(racks))[i - 1], "rack": rack, "tokens": [token(i)]}
+             for i, rack in enumerate(racks, start=1)]
+    return {"nodes": nodes, "keyspaces": [{"name": "ks", "replication": {"class": "NetworkTopologyStrategy",
+                                                                        **(rf or {"dc1": 3})}}]}
+
+
+def test_a_replacement_in_another_rack_halts_before_mid_as_cassandras_bootstrap_does() -> None:
+    # r1 r2 r1 r2 r1 r2, RF 3: d1 replaces n2 (r2) from rack r1, so other nodes gain ranges too;
+    # Cassandra's replacement fetches for itself only (RangeStreamer, -ea): halted with START
+    # applied. From n2's own rack it completes.
+    topo = racked(["r1", "r2", "r1", "r2", "r1", "r2"])
+    for rack, outcome in (("r1", "failed: bootstrap streaming failed"), ("r2", "completed")):
+        d = scenario(topo, [{"op": "replace", "node": "d1", "target": "n2", "dc": "dc1", "rack": rack, "at_ms": LATE}],
+                     cms={"size": 1})
+        d["faults"]["crashes"] = [{"node": "n2", "at_ms": 5_000}]
+        cluster, result = run(d)
+        assert outcomes(result)[0][2].startswith(outcome), outcomes(result)
+        meta = cluster.nodes["n1"].log.metadata  # type: ignore[union-attr]
+        assert ("d1" in meta.sequences) == (rack == "r1")
+        if rack == "r1":
+            out = checked(RunSpec(kind="sim", seed=1, case=d))
+            assert out.cause is not None and out.cause.klass == "liveness: bootstrap halted on a movement to another node"
+
+
+def test_a_replacement_in_another_dc_at_rf_leaves_its_dc_below_rf() -> None:
+    # dc1 has exactly RF 3 nodes: a replacement registered in dc2 takes n2's tokens, no dc1 node
+    # gains a range, so nothing streams elsewhere and the replace completes: every range ends
+    # with two read replicas in dc1 (finding cross-dc-replace; no check refuses it)
+    topo = racked(["r1", "r1", "r1", "r1"], dcs=["dc1", "dc1", "dc1", "dc2"], rf={"dc1": 3})
+    d = scenario(topo, [{"op": "replace", "node": "d1", "target": "n2", "dc": "dc2", "rack": "r1", "at_ms": LATE}],
+                 cms={"size": 1})
+    d["faults"]["crashes"] = [{"node": "n2", "at_ms": 5_000}]
+    cluster, result = run(d)
+    assert outcomes(result) == [("d1", "replace", "completed")]
+    meta = cluster.nodes["n1"].log.metadata  # type: ignore[union-attr]
+    for group in meta.placements_json()["ks"]["reads"]:
+        assert sorted(group["replicas"]) == ["n1", "n3"]
