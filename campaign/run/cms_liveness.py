@@ -105,16 +105,17 @@ def _undersized(scenario: Scenario, result: RunResult, states: dict[int, Cluster
         return ()
     at = states[epoch]
     joined_then = {str(n.id) for n in at.directory if n.state.value == "JOINED"}
-    joined_end = {str(n.id) for n in final.directory if n.state.value == "JOINED"}
+    # a member in a sequence (MOVING, say) is still a member (fullCMSMembers)
+    present = {str(n.id) for n in final.directory if n.state.value != "LEFT"}
     busy = {str(n) for s in at.in_progress.sequences() for n in (s.node, s.replaced) if n is not None}
     keep = {str(m) for m in at.cms.reads} - removed
     fresh = {n for n in joined_then - busy - removed if not _down_near(scenario, n, time, margin, processes)}
-    candidates = (keep | fresh) & joined_end
+    candidates = (keep | fresh) & present
     wanted = min(policy_size(len(joined_then)), len(candidates))
-    members = {str(m) for m in final.cms.reads} & joined_end
+    members = {str(m) for m in final.cms.reads} & present
     if len(members) >= wanted:
         return ()
-    return (C.liveness("CMS undersized", f"{len(members)} joined members, {wanted} wanted after the "
+    return (C.liveness("CMS undersized", f"{len(members)} members in the ring, {wanted} wanted after the "
                        f"sizing point at {time / 1e9:.3f} s (the policy's {policy_size(len(joined_then))} "
                        f"of {len(joined_then)} joined nodes, {len(candidates)} candidates)"),)
 

@@ -36,4 +36,4 @@ def test_a_placement_proposing_the_leaving_node_is_still_caught(monkeypatch: pyt
     monkeypatch.setattr("impl.cms.placement.in_sequences", lambda metadata: frozenset())
     outcome = run("cms-grows-past-a-leaving-node.json")
     assert outcome.cause is not None and outcome.cause.klass == "liveness: CMS undersized"
-    assert outcome.cause.text.startswith("liveness: CMS undersized: 3 joined members, 5 wanted after")
+    assert outcome.cause.text.startswith("liveness: CMS undersized: 3 members in the ring, 5 wanted after")
