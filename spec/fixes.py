@@ -19,6 +19,9 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
   (finding `cross-dc-replace`).
 - `two-epoch-cancel`: a cancel after MID first gives reads back (one epoch), and narrows the
   writes in the next (finding `cancel-after-mid`).
+- `leave-refuses-cms-joiner`: PREPARE_LEAVE (and ASSASSINATE) refuses a node the CMS is adding
+  (in its write set, or an addition still to come) as it refuses a full member (finding
+  `leave-while-joining-cms`).
 - `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
   (finding `replaced-node-barrier-gap`); a data-path fix, so it lives in the prover's barrier
   mode (`checkers.quorum.barrier`) and changes no transformation.
@@ -35,6 +38,7 @@ from collections.abc import Iterable
 from attrs import evolve
 
 from spec import ownership
+from spec.cms import CMSStepKind
 from spec.metadata import ClusterMetadata
 from spec.sequences import Step
 from spec.transformations.base import Rejected, Result, Success, Transformation
@@ -52,10 +56,11 @@ TWO_EPOCH_CANCEL = "two-epoch-cancel"
 BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
 STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
 BARRIER_NO_RELAXATION = "barrier-no-relaxation"
+LEAVE_REFUSES_CMS_JOINER = "leave-refuses-cms-joiner"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
                           REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
-                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION)
+                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION, LEAVE_REFUSES_CMS_JOINER)
 METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS,
                                                      BARRIER_NO_RELAXATION}
 """The fixes that change transformations (the others change the data path or the prover)."""
@@ -85,6 +90,12 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
         if seq is not None:
             return Rejected(f"{node}: UNREGISTER during the {seq.kind.value} sequence of {seq.node} "
                             f"(fix {UNREGISTER_IDLE_ONLY})")
+    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE") and LEAVE_REFUSES_CMS_JOINER in fixes and node is not None:
+        reconfiguration = m.cms.reconfiguration
+        adding = {s.node for s in reconfiguration.remaining if s.kind is not CMSStepKind.REMOVE
+                  and s.kind is not CMSStepKind.FINISH} if reconfiguration is not None else set()
+        if node in m.cms.writes or node in adding:
+            return Rejected(f"{node}: {t.kind} of a node the CMS is adding (fix {LEAVE_REFUSES_CMS_JOINER})")
     if t.kind == "PREPARE_REPLACE" and REPLACE_CMS_MEMBER_GUARD in fixes:
         replaced = getattr(t, "replaced")  # noqa: B009  # every PREPARE_REPLACE has it
         if replaced in m.cms.members:

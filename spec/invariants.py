@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from spec.cms import CMS_LOCK_HOLDER
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId
+from spec.nodes import NodeId, NodeState
 from spec.placement import ReplicaGroups
 from spec.replication import NetworkTopologyStrategy, ReplicationParams, SimpleStrategy
 from spec.sequences import OperationKind
@@ -152,6 +152,14 @@ def cms_is_consistent(m: ClusterMetadata) -> tuple[str, ...]:
     return tuple(out)
 
 
+def cms_members_have_not_left(m: ClusterMetadata) -> tuple[str, ...]:
+    """No full CMS member is LEFT: PrepareLeave refuses a full member (`isCMSMember`), and the
+    operator paths reconfigure the CMS before a member leaves; a LEFT member has stopped, so the
+    CMS silently works with one member fewer than its placement says."""
+    gone = sorted(n for n in m.cms.reads if m.directory.state(n) is NodeState.LEFT)
+    return (f"CMS members {gone} have left the ring",) if gone else ()
+
+
 def nts_only_known_dcs(m: ClusterMetadata) -> tuple[str, ...]:
     """Replicas of an NTS keyspace lie only in DCs it replicates to."""
     out = []
@@ -175,6 +183,7 @@ ALL: tuple[Invariant, ...] = (
     locks_belong_to_sequences,
     sequences_name_registered_nodes,
     cms_is_consistent,
+    cms_members_have_not_left,
     nts_only_known_dcs,
 )
 

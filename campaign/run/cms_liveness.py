@@ -103,6 +103,11 @@ def _undersized(scenario: Scenario, result: RunResult, states: dict[int, Cluster
     if any(p.start <= time + margin and (p.heal is None or p.heal >= time - margin) for p in scenario.partitions) \
             or _down_near(scenario, decider, time, margin, processes):
         return ()
+    # a member being added that went down once the point had decided (up then: the placement
+    # rightly chose it) blocks the reconfiguration: Cassandra's ReconfigureCMS waits for it too
+    joining = {str(n) for n in final.cms.writes - final.cms.reads}
+    if any(c.node in joining and c.at >= time - margin for c in scenario.crashes):
+        return ()
     at = states[epoch]
     joined_then = {str(n.id) for n in at.directory if n.state.value == "JOINED"}
     # a member in a sequence (MOVING, say) is still a member (fullCMSMembers)

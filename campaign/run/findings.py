@@ -115,6 +115,21 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         fix="replace-same-dc",
     ),
     KnownFinding(
+        id="leave-while-joining-cms",
+        klass="bug",
+        cause_classes=("invariant cms_members_have_not_left",),
+        summary=(
+            "A node the CMS is adding (a PREPARE_CMS_RECONFIGURATION chose it: nodetool cms "
+            "reconfigure, or ensureCMSPlacement after a join) may decommission meanwhile: "
+            "SingleNodeSequences.decommission's maybeReconfigureCMS and PrepareLeave's isCMSMember "
+            "look at the full (read) members only, and AdvanceCMSReconfiguration adds the node to the "
+            "read set without looking at its state. The node ends LEFT, stopped, and a full CMS "
+            "member, which nothing reconfigures. Fix leave-refuses-cms-joiner."
+        ),
+        replay="tcmcheck replay examples/findings/leave-while-joining-cms.json",
+        fix="leave-refuses-cms-joiner",
+    ),
+    KnownFinding(
         id="replace-cms-member",
         klass="hardening",
         cause_classes=("invariant cms_is_consistent",),

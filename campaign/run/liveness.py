@@ -34,8 +34,10 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
     patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     # why a CMS majority up: without one nothing commits, so no operation can take a step
     # (a CMS of two with a member dead for good); that stall is the fault's, not a bug
-    final_cms = final.cms.reads
-    cms_up = len(final_cms & {n.id for n in result.nodes if n.up}) * 2 > len(final_cms)
+    # (Paxos needs a quorum of the read members and one of the write members: a member joining
+    # the write set that died stops every commit, e.g. during the CMS's first growth)
+    up_now = {n.id for n in result.nodes if n.up}
+    cms_up = all(len(group & up_now) * 2 > len(group) for group in (final.cms.reads, final.cms.writes))
     for node, op, could in () if ghosts or not cms_up else result.unfinished:
         # why the age: under lasting loss each step may wait out lost commit answers (the
         # driver's watchdog is this patience), so a slow operation still taking steps near the
@@ -94,6 +96,8 @@ def _settled(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, 
     the CMS read members is up (a CMS that lost its majority rightly stops: the fault's stall)."""
     up = {n.id for n in result.nodes if n.up}
     last = max(committed_at.values(), default=0)
+    # (the read members only: a reconfiguration that waits for ever on a down member it added to
+    # the write set stops every commit, which is what the CMS check must see)
     majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
     return result.quiescent or (result.end_time - last > patience and majority)
 

@@ -37,6 +37,9 @@ def execute(m: Metadata, t: Mapping[str, Any], fixes: Iterable[str] = ()) -> Acc
         return execute_faithfully(m, t)
     if kind == "UNREGISTER" and "unregister-idle-only" in chosen and involved_in(m, node) is not None:
         return Rejected(f"{node}: cannot unregister during a sequence (fix unregister-idle-only)")
+    if kind in ("PREPARE_LEAVE", "ASSASSINATE") and "leave-refuses-cms-joiner" in chosen and (
+            node in m.cms.writes or node in m.cms.pending_add):
+        return Rejected(f"{node}: the CMS is adding it (fix leave-refuses-cms-joiner)")
     if kind == "PREPARE_REPLACE" and "replace-cms-member-guard" in chosen:
         replaced = t.get("replaced")
         if isinstance(replaced, str) and replaced in m.cms.writes:

@@ -299,7 +299,7 @@ def prepare_leave(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 def _prepare_leave(m: Metadata, node: str, remove: bool, *, force: bool = False) -> Result:
     """PrepareLeave.execute's order: CMS membership, JOINED, replication check, locks."""
-    if node in m.cms.writes:
+    if node in m.cms.reads:  # isCMSMember is fullCMSMembers(): the read members
         return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
     rec = m.directory.get(node)
     if rec is None:

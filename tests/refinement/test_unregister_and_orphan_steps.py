@@ -107,3 +107,14 @@ def test_a_cancelled_join_leaves_its_node_registered_even_from_left() -> None:
     assert verdicts == [None] * 6
     assert spec_m.directory.state("D").name == "REGISTERED"
     assert impl_m.node_state("D").name == "REGISTERED"
+
+
+def test_prepare_leave_refuses_a_full_cms_member_only() -> None:
+    # PrepareLeave.execute: `prev.isCMSMember(prev.directory.endpoint(leaving))`, and
+    # ClusterMetadata.isCMSMember is `fullCMSMembers().contains(endpoint)`, the read members: a
+    # node only joining the CMS (in its write set) may leave the ring
+    _, _, verdicts = both(topology(RING4, SIMPLE), [
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["D"]}, {"kind": "ADVANCE_CMS_RECONFIGURATION"},
+        {"kind": "PREPARE_LEAVE", "node": "D", "force": True}, {"kind": "PREPARE_LEAVE", "node": "A", "force": True}])
+    assert verdicts[:3] == [None, None, None]
+    assert verdicts[3] is not None and "CMS" in verdicts[3]
