@@ -15,6 +15,7 @@ import zlib
 from typing import Any
 
 from campaign.formats.scenario import parse_scenario
+from campaign.kinds.sim import REMOVAL_AFTER_DEATH_MS
 from impl.bugs import BY_NAME
 from impl.cluster import run_scenario
 from impl.data.partitioner import token
@@ -72,10 +73,12 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         case.pop("clients", None)
         for ks in case["topology"]["keyspaces"]:
             ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 1}
-        # removenode is for a dead node: the target is down for good before the remove starts
+        # removenode is for a dead node: the target dies for good when the remove was drawn,
+        # and the remove runs once the asker's failure detector has convicted it (Cassandra
+        # refuses to remove a node it sees alive)
         faults = case.setdefault("faults", {})
-        faults["crashes"] = [{"node": o["target"], "at_ms": max(0, int(o["at_ms"]) - 100)}
-                             for o in case["operations"] if o["op"] == "remove"][:1]
+        faults["crashes"] = [{"node": target, "at_ms": int(first["at_ms"])}]
+        case["operations"][0]["at_ms"] = int(first["at_ms"]) + REMOVAL_AFTER_DEATH_MS
         faults["partitions"] = []
     ops = case.get("operations", [])
     faults = case.setdefault("faults", {})

@@ -137,7 +137,7 @@ DETECTING_SEED: dict[str, int] = {
     "cms-reconfig-chooses-down-nodes": 1,
     "discovery-never-resets-unchanged-rounds": 1,
     "apply-failure-stalls": 4,
-    "removenode-nothing-to-stream-hangs": 78,
+    "removenode-nothing-to-stream-hangs": 138,
     "forced-snapshot-last-modified-ahead": 11,
     "snapshot-install-stale": 11,
     "stream-from-non-replica": 265,
