@@ -2,8 +2,9 @@
 
 Commands are imported lazily so that `tcmcheck placements` does not pay for z3 or pyspark.
 `BadInput` from any command, and every usage error click finds (unknown option, bad choice,
-missing argument, no command at all), becomes one line on stderr and exit status 2, in this
-one place (`main`). The line is made printable here: control characters and newlines a user's
+missing argument, no command at all), becomes one line on stderr and exit status 2, and an
+`IOFailure` (the disk full, a file vanished) one line and exit status 4, in this one place
+(`main`). The line is made printable here: control characters and newlines a user's
 value may carry are escaped, and it is cut at `MAX_MESSAGE` characters.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import click
 
-from campaign.errors import BadInput
+from campaign.errors import IO_ERROR_STATUS, BadInput, IOFailure
 
 # command name -> "module:attribute" of a click.Command
 COMMANDS: dict[str, str] = {
@@ -43,9 +44,11 @@ def one_line(message: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def error(message: str) -> int:
-    click.echo(f"tcmcheck: error: {one_line(message)}", err=True)
-    return 2
+def error(message: str, status: int = 2, *, hint: str | None = None) -> int:
+    """One line on stderr; `hint` (a command to run next) follows the message, cut on its own."""
+    tail = f"; {one_line(hint)}" if hint else ""
+    click.echo(f"tcmcheck: error: {one_line(message)}{tail}", err=True)
+    return status
 
 
 class LazyGroup(click.Group):
@@ -82,6 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         return result if isinstance(result, int) else 0
     except BadInput as e:
         return error(str(e))
+    except IOFailure as e:
+        return error(str(e), IO_ERROR_STATUS, hint=e.hint)
+    except OSError as e:
+        # why: an I/O error no command foresaw (a file vanishing under a read) is still the
+        # machine's, not a bug of ours: one line, the I/O status
+        where = f" {e.filename}" if e.filename else ""
+        return error(f"I/O error{where}: {e.strerror or e}", IO_ERROR_STATUS)
     except click.exceptions.Exit as e:
         return e.exit_code
     except click.exceptions.Abort:

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 
+from attrs import define
+
 from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.local import LocalEngine
 from campaign.engines.registry import DEFAULT_ENGINE, make_engine
@@ -46,25 +48,45 @@ def is_new_failure(rec: RunRecord, strict: bool = False) -> bool:
     return cause is not None and (strict or known_finding(cause.klass, rec.spec.fixes) is None)
 
 
+MAX_SECONDS = "max-seconds"
+FAIL_FAST = "fail-fast"
+
+
+@define
+class StopReason:
+    """Why `run_campaign` stopped giving out runs: `MAX_SECONDS` (the time limit passed),
+    `FAIL_FAST` (a new failure), or None (the tasks ran out, or `stopping`/`on_record` stopped
+    it, which their owner knows). Set even when the runs it stopped were the last ones."""
+
+    reason: str | None = None
+
+
 def run_campaign(tasks: Iterable[Task], engine: Engine | None = None, *, max_seconds: float | None = None,
                  fail_fast: bool = False, strict: bool = False,
                  on_record: Callable[[RunRecord], bool | None] | None = None,
-                 stopping: Callable[[], bool] | None = None) -> list[RunRecord]:
+                 stopping: Callable[[], bool] | None = None,
+                 why: StopReason | None = None) -> list[RunRecord]:
     """Every task run on `engine` (default: in this process) until the tasks run out, or
     `max_seconds` passed, or the first new failure with `fail_fast` (a known finding does not
     stop it unless `strict`), or `stopping()`, or `on_record` (which sees each record in this
-    process as it finishes, to write it at once) returns False; the records, sorted by run."""
+    process as it finishes, to write it at once) returns False; the records, sorted by run.
+    `why` learns which limit stopped it."""
     runner: Engine = engine if engine is not None else LocalEngine(EngineOptions())
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     records: list[RunRecord] = []
     stop_now = stopping or (lambda: False)
+    why = why if why is not None else StopReason()
 
     def keep(rec: RunRecord) -> bool:
         records.append(rec)
         go_on = on_record(rec) if on_record is not None else None
-        stop = (go_on is False or (fail_fast and is_new_failure(rec, strict))
-                or (deadline is not None and time.monotonic() > deadline))
-        return not stop
+        if go_on is False:
+            return False
+        if fail_fast and is_new_failure(rec, strict):
+            why.reason = why.reason or FAIL_FAST
+        elif deadline is not None and time.monotonic() > deadline:
+            why.reason = why.reason or MAX_SECONDS
+        return why.reason is None
 
     runner.run(tasks, keep=keep, stopping=stop_now)
     return sorted(records, key=lambda r: r.run)
@@ -91,4 +113,4 @@ def write_outputs(out: Path, records: list[RunRecord]) -> Path:
     return folder.compact(rows)
 
 
-__all__ = ["SEED_STRIDE", "campaign", "is_new_failure", "plan", "run_campaign", "run_seed", "write_outputs"]
+__all__ = ["FAIL_FAST", "MAX_SECONDS", "SEED_STRIDE", "StopReason", "campaign", "is_new_failure", "plan", "run_campaign", "run_seed", "write_outputs"]

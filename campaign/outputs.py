@@ -1,17 +1,20 @@
 """Checking where a command will write, before it does any work.
 
 A run that takes minutes must not end with "cannot write": every output a command names is
-checked up front (`check_output_file`), and the write itself still turns an `OSError` into
-`BadInput` (`write_output`) for what no check can foresee (a full disk).
+checked up front (`check_output_file`: `BadInput`, exit 2), and the write itself turns an
+`OSError` into `IOFailure` (exit 4) for what no check can foresee (a full disk, a folder that
+vanished). Writes go through a temporary file and a rename, so a failed write leaves the file
+as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
 
-from campaign.errors import BadInput
+from campaign.errors import DEVICE_ERRORS, BadInput, IOFailure
 
 
 def check_output_file(path: str | Path, option: str, *, inputs: tuple[str | Path, ...] = ()) -> Path:
@@ -41,7 +44,11 @@ def check_output_file(path: str | Path, option: str, *, inputs: tuple[str | Path
                 pass
     except BadInput:
         raise
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        if e.errno in DEVICE_ERRORS:
+            raise IOFailure(p, e) from None
+        raise BadInput(f"{option}: cannot write {p}: {e.strerror or e}") from None
+    except ValueError as e:
         raise BadInput(f"{option}: cannot write {p}: {getattr(e, 'strerror', None) or e}") from None
     return p
 
@@ -65,10 +72,34 @@ def check_distinct(outputs: dict[str, str | Path | None]) -> None:
 
 
 def write_output(path: str | Path, text: str, option: str) -> None:
+    """Write `text` to the output `option` names; `IOFailure` (exit 4) if the write fails, and
+    then a file that was there is left as it was (a regular file is replaced by a rename; a
+    device or pipe such as /dev/stdout is written in place)."""
+    p = Path(path)
+    data = text.encode("utf-8")
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        if p.exists() and not p.is_file():
+            with open(p, "wb") as f:
+                f.write(data)
+            return
+        atomic_write(p.resolve() if p.is_symlink() else p, data)
     except OSError as e:
-        raise BadInput(f"{option}: cannot write {path}: {e.strerror or e}") from None
+        raise IOFailure(path, e) from None
 
 
-__all__ = ["check_distinct", "check_output_file", "write_output"]
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write via a temporary file beside `path` and a rename: a kill or a full disk never leaves
+    half a file, and `replace` swaps the path without following a symlink someone put there.
+    The temporary file is removed when the write fails; the OSError is the caller's."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+__all__ = ["atomic_write", "check_distinct", "check_output_file", "write_output"]

@@ -6,8 +6,8 @@ sys.executable`), and the JVM logs only errors. Under `spark-submit` (see
 `campaign/spark_submit.py`) the session spark-submit configured is used as it is. Used by the
 Spark campaign engine (campaign/engines/spark.py), `report --engine spark`
 (campaign/report/spark_tally.py) and `check-history --engine spark`
-(campaign/engines/spark_history.py). pyspark is an optional dependency (`pip install
-'tcmcheck[spark]'`): it is imported only when a session starts.
+(campaign/engines/spark_history.py). pyspark is an optional extra (`pip install -e '.[spark]'`):
+it is imported only when a session starts, and `check_spark` says how to install it first.
 """
 
 from __future__ import annotations
@@ -50,6 +50,27 @@ def check_java() -> None:
                        "(apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
 
 
+PYSPARK_MISSING = ("--engine spark needs pyspark, an optional extra not installed here: "
+                   "pip install pyspark (in a checkout of tcmcheck: pip install -e '.[spark]')")
+
+
+def check_pyspark() -> None:
+    """pyspark is an optional extra (`pip install -e '.[spark]'`): say how to install it, in one
+    line, before anything is read or written."""
+    try:
+        import pyspark  # noqa: F401  (optional dependency: imported only to see it is installed)
+    except ImportError:
+        raise BadInput(PYSPARK_MISSING) from None
+
+
+def check_spark() -> None:
+    """Everything `--engine spark` needs on this machine (pyspark, and Java unless spark-submit
+    started us), checked before any work."""
+    check_pyspark()
+    if not under_spark_submit():
+        check_java()
+
+
 def under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
@@ -67,7 +88,7 @@ def session(master: str | None = None, *, parallelism: int | None = None, ui: bo
             # optional dependency: imported only when a Spark session is asked for
             from pyspark.sql import SparkSession
         except ImportError:
-            raise BadInput("--engine spark needs pyspark: pip install pyspark") from None
+            raise BadInput(PYSPARK_MISSING) from None
         started = time.monotonic()
         os.environ["PYSPARK_PYTHON"] = sys.executable
         os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -127,4 +148,5 @@ def stop_session() -> None:
             _SESSION = None
 
 
-__all__ = ["JVM_LOG", "check_java", "session", "stop_session", "under_spark_submit"]
+__all__ = ["JVM_LOG", "PYSPARK_MISSING", "check_java", "check_pyspark", "check_spark", "session",
+           "stop_session", "under_spark_submit"]

@@ -10,10 +10,16 @@
 Files the user put in OUT (or OUT/failures) are never deleted or overwritten: a new campaign
 removes only what `campaign.json` says an earlier one wrote, a failure file whose name is taken
 gets a numbered name instead, and a symlinked runs.parquet, log or failures/ is refused.
+
+An I/O error once runs are being written (the disk full, a folder that vanished) is an
+`IOFailure` naming the path: what was written stays (a run's failure file is written before its
+log line, the log is removed only after runs.parquet and campaign.json are in place), so
+`--resume` finishes the campaign once the cause is mended.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable
@@ -23,7 +29,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from campaign.errors import BadInput
+from campaign.errors import DEVICE_ERRORS, BadInput, IOFailure
+from campaign.outputs import atomic_write
 from campaign.run.record import RunRecord
 
 MANIFEST = "campaign.json"
@@ -48,12 +55,22 @@ def schema() -> Any:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename: a kill never leaves half a file, and `replace`
-    swaps a path without following a symlink someone put there."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    """`atomic_write` (a temporary file and a rename), an OSError becoming an `IOFailure`."""
+    try:
+        atomic_write(path, data)
+    except OSError as e:
+        raise IOFailure(path, e) from None
+
+
+def _append(f: Any, path: Path, data: bytes) -> None:
+    """Append `data` to the unbuffered log: nothing waits in a buffer to be written later, so
+    after an error the file holds at most a cut last line, which reading drops."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[f.write(view):]
+    except OSError as e:
+        raise IOFailure(path, e) from None
 
 
 class CampaignDir:
@@ -67,8 +84,11 @@ class CampaignDir:
         self.manifest_path = out / MANIFEST
         self.params: dict[str, Any] = {}
         self.failure_files: list[str] = []
-        self.stopped = False
-        """Set when a signal stopped the campaign: a new campaign here then needs --resume."""
+        self.stopped_by: str | None = None
+        """What stopped the campaign before its last run, recorded in campaign.json: a limit it
+        was given (`FINISHED_STOPS`: finished for what it asked; a new campaign may replace it,
+        `--resume` runs the rest), or a signal's name or `io-error` (unfinished: a new campaign
+        here needs `--resume` or another folder)."""
         self._log: Any = None
 
     # ------------------------------------------------------------ opening
@@ -115,7 +135,7 @@ class CampaignDir:
             if previous is None and self.table_path.exists():
                 raise BadInput(f"--out: {self.table_path} was not written by a tcmcheck campaign "
                                "(no campaign.json beside it); remove it or choose another --out")
-            if previous is not None and (self.log_path.exists() or previous.get("stopped")):
+            if previous is not None and (self.log_path.exists() or _unfinished(previous)):
                 raise BadInput(f"--out: {out} holds an unfinished campaign (killed or stopped); "
                                "continue it with --resume, or choose another --out")
             if previous is not None:
@@ -123,13 +143,24 @@ class CampaignDir:
             self.params = dict(params)
             self.failure_files = []
             rows = {}
+        self._open()
+        return rows
+
+    def _open(self) -> None:
+        """Create failures/, write campaign.json, open the log. A folder that refuses is bad
+        input (`--out`), a full or failing device an `IOFailure`."""
         try:
             self.failures.mkdir(exist_ok=True)
             self._write_manifest()
-            self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 (kept open for the campaign)
+            self._log = open(self.log_path, "ab", buffering=0)  # noqa: SIM115 (kept open for the campaign)
+        except IOFailure as e:
+            if e.errno not in DEVICE_ERRORS:  # the folder named, not the device: bad input
+                raise BadInput(f"--out: cannot write in {self.out}: {e.error}") from None
+            raise
         except OSError as e:
-            raise BadInput(f"--out: cannot write in {out}: {e.strerror}") from None
-        return rows
+            if e.errno in DEVICE_ERRORS:
+                raise IOFailure(e.filename or self.out, e) from None
+            raise BadInput(f"--out: cannot write in {self.out}: {e.strerror}") from None
 
     def _read_manifest(self) -> dict[str, Any] | None:
         if not self.manifest_path.exists():
@@ -166,7 +197,7 @@ class CampaignDir:
 
     def _write_manifest(self) -> None:
         doc = {"tcmcheck_campaign": 1, "params": self.params, "failure_files": sorted(self.failure_files),
-               "stopped": self.stopped}
+               "stopped": self.stopped_by is not None, "stopped_by": self.stopped_by}
         _atomic_write(self.manifest_path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
 
     # ------------------------------------------------------------ reading what is recorded
@@ -209,38 +240,43 @@ class CampaignDir:
     # ------------------------------------------------------------ writing
 
     def record(self, rec: RunRecord, finished_at: float) -> dict[str, Any]:
-        """Write the run's failure file (if it failed) and append its row to the log."""
+        """Write the run's failure file (if it failed), then append its row to the log (a row
+        is only ever logged with its failure file in place). `IOFailure` if either fails: the
+        run is then not recorded, and `--resume` runs it again."""
         failure_file = None
         if rec.failure is not None:
-            name = self._failure_name(rec)
-            _atomic_write(self.failures / name, (rec.failure + "\n").encode())
-            self.failure_files.append(name)
+            data = (rec.failure + "\n").encode()
+            name = self._failure_name(rec, data)
+            _atomic_write(self.failures / name, data)
+            if name not in self.failure_files:
+                self.failure_files.append(name)
             failure_file = f"{FAILURES}/{name}"
         row = rec.row()
         row["failure_file"] = failure_file
         row["finished_at"] = round(finished_at, 3)
-        self._log.write(json.dumps(row, sort_keys=True) + "\n")
-        self._log.flush()  # in the OS's hands now: a SIGKILL of this process no longer loses it
+        # unbuffered: in the OS's hands at once, so a SIGKILL of this process no longer loses it
+        _append(self._log, self.log_path, (json.dumps(row, sort_keys=True) + "\n").encode())
         return row
 
-    def _failure_name(self, rec: RunRecord) -> str:
+    def _failure_name(self, rec: RunRecord, data: bytes) -> str:
         base = f"{rec.spec.kind}-{rec.spec.seed}"
         name = f"{base}.json"
         n = 0
         taken = set(self.failure_files)
         while (self.failures / name).exists() or (self.failures / name).is_symlink():
-            if name in taken:  # ours from an earlier session of this campaign: same run, rewrite
+            if name in taken or _holds(self.failures / name, data):
+                # ours from an earlier session of this campaign (listed, or written just before
+                # that session was interrupted and with this very run's content): rewrite
                 break
             n += 1
             name = f"{base}.{n}.json"
         return name
 
     def compact(self, rows: dict[int, dict[str, Any]]) -> Path:
-        """Write runs.parquet from every recorded row (sorted by run), then drop the log."""
+        """Write runs.parquet from every recorded row (sorted by run), then campaign.json, then
+        drop the log; `IOFailure` if a write fails (the log then stays, for `--resume`)."""
 
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        self.close()
         for row in self._log_rows():
             rows.setdefault(row["run"], row)
         # a column a run record gained that this module does not know yet (e.g. `fix`) is kept,
@@ -254,8 +290,13 @@ class CampaignDir:
                    for r in sorted(rows)]
         table = pa.Table.from_pylist(ordered, schema=full)
         tmp = self.out / f".{TABLE}.{os.getpid()}.tmp"
-        pq.write_table(table, tmp)
-        os.replace(tmp, self.table_path)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, self.table_path)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise IOFailure(self.table_path, e) from None
         self._write_manifest()
         if self.log_path.is_file():
             self.log_path.unlink()
@@ -263,8 +304,29 @@ class CampaignDir:
 
     def close(self) -> None:
         if self._log is not None:
-            self._log.close()
+            with contextlib.suppress(OSError):  # unbuffered: nothing is left to write
+                self._log.close()
             self._log = None
+
+
+FINISHED_STOPS = ("max-seconds", "fail-fast")
+"""Stops a campaign asked for: it is finished, though not every run was made."""
+
+
+def _unfinished(manifest: dict[str, Any]) -> bool:
+    """Stopped by a signal or an I/O error (a manifest from before `stopped_by`: a signal)."""
+    return bool(manifest.get("stopped")) and manifest.get("stopped_by") not in FINISHED_STOPS
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file at `path` holds exactly `data` (a run's failure file is a pure function
+    of the run, so an identical one is that run's)."""
+    try:
+        return path.is_file() and not path.is_symlink() and path.stat().st_size == len(data) \
+            and path.read_bytes() == data
+    except OSError:
+        return False
+
 
 
 OPTIONAL_COLUMNS = ("cause_class", "coverage_json", "mutant", "fix", "failure_file", "finished_at")

@@ -199,11 +199,12 @@ def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CA
     return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m.schema.names(), dcs)}, fresh
 
 
-def schema_change(rng: Draw, keyspaces: Sequence[str], dcs: Sequence[str]) -> dict[str, Any]:
-    """A schema change on one of `keyspaces` (or a new one), from small pools of table, type and
-    column names, so that changes race: a table using a type another change drops (the CEP's
-    race), a keyspace dropped under a table."""
-    ks = rng.choice([*keyspaces, "ks_new"])
+def schema_change(rng: Draw, keyspaces: Sequence[str], dcs: Sequence[str], *, new_keyspace: bool = True
+                  ) -> dict[str, Any]:
+    """A schema change on one of `keyspaces` (or, with `new_keyspace`, a new one), from small
+    pools of table, type and column names, so that changes race: a table using a type another
+    change drops (the CEP's race), a keyspace dropped under a table."""
+    ks = rng.choice([*keyspaces, "ks_new"] if new_keyspace else list(keyspaces))
     table = rng.choice(["t1", "t2"])
     typ = rng.choice(["ty1", "ty2"])
     col = rng.choice(COLUMN_TYPES)

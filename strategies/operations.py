@@ -28,9 +28,10 @@ def transformations(draw: st.DrawFn, m: ClusterMetadata) -> T.Transformation:
 
 
 @st.composite
-def schema_change_docs(draw: st.DrawFn, keyspaces: Sequence[str], dcs: Sequence[str]) -> dict[str, object]:
+def schema_change_docs(draw: st.DrawFn, keyspaces: Sequence[str], dcs: Sequence[str], *,
+                       new_keyspace: bool = True) -> dict[str, object]:
     """A schema change's wire shape (docs/transformations-json.md), as the machines submit it."""
-    return cases.schema_change(HypothesisDraw(draw), keyspaces, dcs)
+    return cases.schema_change(HypothesisDraw(draw), keyspaces, dcs, new_keyspace=new_keyspace)
 
 
 @st.composite

@@ -78,7 +78,7 @@ CL_PAIRS = (("QUORUM", "QUORUM"), ("ALL", "ONE"), ("LOCAL_QUORUM", "LOCAL_QUORUM
 """(read, write) levels whose read and write sets intersect (reads at ONE are left out: a write
 that failed part way is seen by one read and not a later one — Cassandra semantics)."""
 STREAMS_FROM_ONE = frozenset({"replace", "remove"})
-SCHEMA_CHANGES = schema_change_docs(("ks1",), DCS)
+SCHEMA_CHANGES = schema_change_docs(("ks1",), DCS, new_keyspace=False)
 """Schema changes on ks1 from the shared generator (strategies/cases.py), whose small name pools
 make the CEP's race (CREATE TABLE with a user type against DROP TYPE) come up often."""
 

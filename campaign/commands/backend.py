@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from campaign import spark_session
+
 BACKENDS = ("local", "spark")
 """In this process, or as Spark tasks (embedded local[*], or --master)."""
 
@@ -23,4 +25,13 @@ def backend_options(help_engine: str) -> Callable[[Callable[..., Any]], Callable
     return decorate
 
 
-__all__ = ["BACKENDS", "backend_options"]
+def spark_asked(engine: str, master: str | None) -> bool:
+    """Whether the command runs on Spark (`--engine spark`, or any `--master`); if so, that
+    pyspark and Java are here is checked now, before the command reads or writes anything."""
+    if engine != "spark" and master is None:
+        return False
+    spark_session.check_spark()
+    return True
+
+
+__all__ = ["BACKENDS", "backend_options", "spark_asked"]

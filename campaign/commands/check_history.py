@@ -1,8 +1,9 @@
 """`tcmcheck check-history FILE`: is a recorded history linearizable?
 
 Parses the file (`campaign/formats/history*.py`), calls the WGL checker once, and maps its
-verdict to an exit status: 0 linearizable, 1 not (the smallest failing sub-history is printed),
-2 bad input, 3 unknown (the time or memory limit ran out).
+verdict to an exit status: 0 linearizable, 1 not (the smallest failing sub-history is printed,
+in the input's format), 2 bad input, 3 unknown (the time or memory limit ran out). `--output`
+prints the verdict as text, JSON, or Jepsen's EDN result map (campaign/formats/jepsen_result.py).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any
 
 import click
 
-from campaign.commands.backend import backend_options
+from campaign.commands.backend import backend_options, spark_asked
 from campaign.engines.spark_history import (
     check_history_spark,  # optional dependency: pyspark
 )
 from campaign.errors import BadInput
 from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
+from campaign.formats.history_out import LABELS, Source
+from campaign.formats.jepsen_result import edn_result
 from campaign.formats.jsonio import in_file
 from campaign.outputs import check_output_file, write_output
 from checkers.linearizability.explain import explain
@@ -34,6 +37,7 @@ from checkers.linearizability.verdict import LinearizabilityEvidence, Verdict
 from checkers.linearizability.wgl import DEFAULT_MAX_CACHE, check_operations
 
 EXIT = {True: 0, False: 1, "unknown": 3}
+OUTPUTS = ("text", "json", "edn")
 
 
 @click.command(name="check-history")
@@ -48,7 +52,10 @@ EXIT = {True: 0, False: 1, "unknown": 3}
               help="Memo entries before giving up with 'unknown' (bounds memory).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a self-contained HTML timeline of the history and the verdict.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.option("--output", "output", type=click.Choice(OUTPUTS), default=None,
+              help="text (default): the verdict explained and the failing sub-history in the "
+                   "input's format; json: one JSON object; edn: Jepsen's result map {:valid? ...}.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --output json.")
 @backend_options("spark: check each key's part of the history as a Spark task (campaign/engines/spark_history.py).")
 def check_history(
     file: Path,
@@ -57,11 +64,16 @@ def check_history(
     timeout: float,
     max_states: int,
     html_out: Path | None,
+    output: str | None,
     as_json: bool,
     engine: str = "local",
     master: str | None = None,
 ) -> int:
     """Check that the history in FILE is linearizable (Jepsen-style, WGL search)."""
+    spark = spark_asked(engine, master)
+    if as_json and output not in (None, "json"):
+        raise BadInput(f"--json: not with --output {output}")
+    output = "json" if as_json else (output or "text")
     if not math.isfinite(timeout) or timeout <= 0:
         raise BadInput(f"--timeout: expected a positive number of seconds, got {timeout}")
     if max_states < 1:
@@ -79,7 +91,7 @@ def check_history(
         operations = load_operations(parsed, model)
     except BadInput as e:
         raise in_file(e, file) from None
-    if engine == "spark" or master is not None:
+    if spark:
         verdict = check_history_spark(
             model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,
             timeout=timeout, max_states=max_states, master=master,
@@ -91,15 +103,17 @@ def check_history(
     if html_out is not None:
         page = render_html(verdict, model, title=file.name)
         write_output(html_out, page, "--html")
-    if as_json:
+    if output == "json":
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
+    elif output == "edn":
+        click.echo(edn_result(verdict, Source(parsed)))
     else:
         lines = parsed.lines
         click.echo(explain(verdict, model, locate=lambda i: f"line {lines[i]}"))
-        if verdict.valid is False and verdict.evidence.window_history:
-            click.echo("Failing sub-history (JSONL):")
-            for op in verdict.evidence.window_history:
-                click.echo(json.dumps(op_json(op), sort_keys=True))
+        if verdict.valid is False and verdict.evidence.window:
+            click.echo(f"Failing sub-history ({LABELS[parsed.format]}):")
+            for line in Source(parsed).sub_history(verdict.evidence.window):
+                click.echo(line)
     return EXIT[verdict.valid]
 
 

@@ -12,36 +12,26 @@ import math
 import os
 import shlex
 import signal
-import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from attrs import define
 
 from campaign.commands.campaign_options import engine_options, parse_kinds
 from campaign.commands.options import check_mutant, parse_fixes
-from campaign.engines.base import EngineOptions
+from campaign.commands.progress import CampaignProgress
+from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.registry import make_engine
-from campaign.errors import BadInput
-from campaign.fuzz import plan, run_campaign, run_seed
+from campaign.errors import BadInput, IOFailure
+from campaign.fuzz import FAIL_FAST, MAX_SECONDS, StopReason, plan, run_campaign, run_seed
 from campaign.report.aggregate import class_of, fixes_of
 from campaign.run.findings import KnownFinding, known_finding
 from campaign.run.record import INT64_MAX, RunRecord
 from campaign.store import CampaignDir
-
-PROGRESS_EVERY_S = 10.0
-"""Without a terminal, one progress line this often (a log file, CI)."""
 
 
 def check_seed_range(runs: int, seed: int) -> None:
@@ -81,44 +71,6 @@ class _Stop:
 
     def __call__(self) -> bool:
         return self.signum is not None
-
-
-class _Progress:
-    """A rich live bar on a terminal (runs, failures, runs/s, time left), else a line on stderr
-    every PROGRESS_EVERY_S seconds."""
-
-    def __init__(self, total: int, done: int, failed: int = 0) -> None:
-        self.total, self.done, self.failed, self.started_with = total, done, failed, done
-        self.t0 = self.last_line = time.monotonic()
-        self.bar: Any = None
-        if sys.stderr.isatty():
-            self.bar = Progress(TextColumn("fuzz"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]} runs/s"),
-                                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                                console=Console(stderr=True), transient=True)
-            self.task = self.bar.add_task("fuzz", total=total, completed=done, failed=failed, rate="-")
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-
-    def update(self, valid: bool) -> None:
-        self.done += 1
-        self.failed += not valid
-        now = time.monotonic()
-        rate = (self.done - self.started_with) / max(now - self.t0, 1e-9)
-        if self.bar is not None:
-            self.bar.update(self.task, completed=self.done, failed=self.failed, rate=f"{rate:.1f}")
-        elif now - self.last_line >= PROGRESS_EVERY_S:
-            self.last_line = now
-            left = (self.total - self.done) / rate if rate > 0 else float("inf")
-            click.echo(f"fuzz: {self.done}/{self.total} runs, {self.failed} failed, {rate:.1f} runs/s, "
-                       f"about {left:.0f} s left", err=True)
 
 
 @click.command(name="fuzz")
@@ -182,31 +134,103 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     if note is not None:
         click.echo(f"tcmcheck: {note}", err=True)
 
-    rows = dict(recorded)
+    stopped = _run(folder, runner, plan(runs, seed, kind_list, mutant=mutant, fixes=fixes, skip=set(recorded)),
+                   recorded, runs, max_seconds=max_seconds, fail_fast=fail_fast, strict=strict)
+    summarize_campaign(out.resolve(), stopped.path, list(stopped.rows.values()), kind_list, resumed=len(recorded))
+    return _ending(folder, stopped, runs, max_seconds, strict)
 
-    def on_record(rec: RunRecord) -> None:
-        rows[rec.run] = folder.record(rec, time.time())
-        progress.update(rec.outcome.valid)
 
-    stop = _Stop()
-    try:
-        with stop, _Progress(runs, len(recorded), sum(not r["valid"] for r in recorded.values())) as progress:
-            run_campaign(plan(runs, seed, kind_list, mutant=mutant, fixes=fixes, skip=set(recorded)), runner,
-                         max_seconds=max_seconds, fail_fast=fail_fast, strict=strict, on_record=on_record,
-                         stopping=stop)
-    finally:
-        folder.stopped = stop.signum is not None
-        path = folder.compact(rows)
-    summarize_campaign(out, path, list(rows.values()), kind_list, resumed=len(recorded))
-    if stop.signum is not None:
-        command = shlex.join(["tcmcheck", "fuzz", *sys.argv[2:]]) if sys.argv[1:2] == ["fuzz"] else "the same command"
-        resume_hint = command if "--resume" in command else f"{command} --resume"
-        click.echo(f"stopped by {signal.Signals(stop.signum).name} after {len(rows)} of {runs} runs; "
-                   f"continue with: {resume_hint}", err=True)
-        return 128 + stop.signum
-    failing = [r for r in rows.values() if not r["valid"]]
+def _ending(folder: CampaignDir, stopped: _Ended, runs: int, max_seconds: float | None, strict: bool) -> int:
+    """What stopped the campaign early, with the command that runs the rest; the exit status."""
+    done, again = len(stopped.rows), resume_command(folder.out)
+    if stopped.signum is not None:
+        click.echo(f"stopped by {signal.Signals(stopped.signum).name} after {done} of {runs} runs; "
+                   f"continue with: {again}", err=True)
+        return 128 + stopped.signum
+    if folder.stopped_by == MAX_SECONDS:
+        click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} of {runs} runs; the rest with: {again}")
+    elif folder.stopped_by == FAIL_FAST:
+        click.echo(f"stopped by --fail-fast at a new failure after {done} of {runs} runs; the rest with: {again}")
+    failing = [r for r in stopped.rows.values() if not r["valid"]]
     new = [r for r in failing if _known(r) is None]
     return 1 if new or (strict and failing) else 0
+
+
+@define
+class _Ended:
+    """How a campaign's loop ended: its rows (by run), its runs.parquet, the signal that stopped it."""
+
+    rows: dict[int, dict[str, Any]]
+    path: Path
+    signum: int | None
+
+
+def _run(folder: CampaignDir, runner: Engine, tasks: Iterable[Task], recorded: dict[int, dict[str, Any]],
+         runs: int, *, max_seconds: float | None, fail_fast: bool, strict: bool) -> _Ended:
+    """Run the campaign into `folder`, each run written as it finishes, then compact it.
+
+    An I/O error writing a run stops the campaign at once (runs in flight are abandoned); what
+    was written is compacted if the disk still takes it, and the error is raised as an
+    `IOFailure` carrying the command that resumes the campaign. campaign.json records what
+    stopped it (`stopped_by`: a signal, `io-error`, `max-seconds`, `fail-fast`)."""
+    rows = dict(recorded)
+    failed: list[IOFailure] = []
+    progress = CampaignProgress(runs, len(recorded), sum(not r["valid"] for r in recorded.values()),
+                                max_seconds=max_seconds)
+
+    def on_record(rec: RunRecord) -> bool | None:
+        if failed:
+            return False
+        try:
+            rows[rec.run] = folder.record(rec, time.time())
+        except IOFailure as e:
+            failed.append(e)
+            return False
+        progress.update(rec.outcome.valid)
+        return None
+
+    stop, why = _Stop(), StopReason()
+    try:
+        with stop, progress:
+            run_campaign(tasks, runner, max_seconds=max_seconds, fail_fast=fail_fast, strict=strict,
+                         on_record=on_record, stopping=lambda: stop() or bool(failed), why=why)
+    finally:
+        if failed:
+            folder.stopped_by = "io-error"
+        elif stop.signum is not None:
+            folder.stopped_by = signal.Signals(stop.signum).name
+        elif len(rows) < runs:
+            folder.stopped_by = why.reason
+        try:
+            path = folder.compact(rows)
+        except IOFailure as e:
+            failed.append(e)
+    if failed:
+        raise failed[0].with_hint(f"{len(rows)} of {runs} runs are recorded in {folder.out}; "
+                                  f"continue with: {resume_command(folder.out)}")
+    return _Ended(rows, path, stop.signum)
+
+
+def resume_command(out: Path) -> str:
+    """The command that continues this campaign from any folder: the options given (as click
+    parsed them: every one whose value is not its default) with `--out` made absolute, then
+    `--resume`."""
+    ctx = click.get_current_context(silent=True)
+    words = ["tcmcheck", "fuzz"]
+    if ctx is not None:
+        for param in ctx.command.params:
+            if not isinstance(param, click.Option) or param.name in ("out_dir", "resume"):
+                continue
+            value = ctx.params.get(param.name or "")
+            if value == param.default or value in (None, False, ()):
+                continue
+            flag = max(param.opts, key=len)
+            if param.is_flag:
+                words.append(flag)
+            else:
+                for v in value if param.multiple else (value,):
+                    words += [flag, f"{v:g}" if isinstance(v, float) else str(v)]
+    return shlex.join([*words, "--out", str(out.resolve()), "--resume"])
 
 
 def _workers(workers: int | None, force: bool) -> int:
@@ -247,7 +271,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
         finding = _known(first)
         tag = f"KNOWN {finding.id} ({finding.klass})" if finding is not None else "FAIL"
         where = out / first["failure_file"] if first.get("failure_file") else None
-        command = f"tcmcheck replay {where}" if where is not None else first["replay"]
+        command = shlex.join(["tcmcheck", "replay", str(where)]) if where is not None else first["replay"]
         click.echo(f"{tag}: {len(hits)} × {cls} (first: {first['kind']} seed {first['seed']})")
         click.echo(f"  {command}")
         if finding is not None:

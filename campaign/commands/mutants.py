@@ -20,6 +20,7 @@ import click
 
 from campaign.errors import BadInput
 from campaign.mutants.matrix import campaign
+from campaign.outputs import write_output
 from impl.bugs import NAMES, check_names
 
 
@@ -50,8 +51,8 @@ def mutants(budget: float, only: tuple[str, ...], as_json: bool, out: str, no_sh
         d, _ = campaign(name, budget, shrink_found=not no_shrink)
         path = None
         if d.failure is not None:
-            path = str(out_dir / f"{name}.json")
-            Path(path).write_text(d.failure)
+            path = str((out_dir / f"{name}.json").resolve())  # a replay command that works from anywhere
+            write_output(path, d.failure, "--out")
         rows.append((d, d.replay(path)))
         if not as_json:
             click.echo(f"{name:38} {'yes' if d.detected else 'NO':3} "

@@ -6,7 +6,8 @@ self-contained page with plots (campaign/report/html.py). `--engine spark` reads
 runs.parquet files as Spark tasks (campaign/report/spark_tally.py; both give the same summary).
 Loads neither the simulator nor the prover (a test checks it).
 Exit 0 (the report itself is not a verdict); 2 when a folder holds no readable runs.parquet of
-the expected columns and types (checked for every folder before anything is read in full).
+the expected columns and types (checked for every folder before anything is read in full) or
+`--html` names a place that cannot be written; 4 when writing the page fails (a full disk).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 
 import click
 
-from campaign.commands.backend import backend_options
+from campaign.commands.backend import backend_options, spark_asked
 from campaign.errors import BadInput
+from campaign.outputs import check_output_file, write_output
 from campaign.report.aggregate import Tally
 from campaign.report.html import render, replay_of
 from campaign.report.spark_tally import tally_spark  # optional dependency: pyspark
@@ -36,6 +38,7 @@ def _check_out(html_out: Path | None) -> None:
         raise BadInput(f"--html: {html_out} is a directory or a symlink; name a new file")
     if not html_out.parent.is_dir():
         raise BadInput(f"--html: cannot write {html_out}: no directory {html_out.parent}")
+    check_output_file(html_out, "--html")
 
 
 @click.command(name="report")
@@ -47,6 +50,7 @@ def _check_out(html_out: Path | None) -> None:
 def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, engine: str,
            master: str | None) -> int:
     """Summarize fuzzing campaigns (each DIR/runs.parquet), optionally as an HTML page."""
+    spark = spark_asked(engine, master)
     paths = []
     for d in directories:
         path = Path(d) / TABLE
@@ -55,9 +59,7 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
         check_schema(path)
         paths.append(path)
     _check_out(html_out)
-    if master is not None:
-        engine = "spark"
-    if engine == "spark":
+    if spark:
         s = tally_spark([str(p) for p in paths], list(directories), master=master)
     else:
         tally = Tally()
@@ -67,13 +69,9 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
                 r["dir"] = d
             tally.merge(Tally.of(rows))
         s = tally.summary()
-    base = {d: Path(d) for d in directories}
+    base = {d: Path(d).resolve() for d in directories}  # replay commands that work from any folder
     if html_out is not None:
-        page = render(s, list(directories), base)
-        try:
-            html_out.write_text(page, encoding="utf-8")
-        except OSError as e:
-            raise BadInput(f"--html: cannot write {html_out}: {e.strerror}") from None
+        write_output(html_out, render(s, list(directories), base), "--html")
     if as_json:
         click.echo(json.dumps(s, indent=2, sort_keys=True))
         return 0

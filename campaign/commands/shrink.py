@@ -52,7 +52,7 @@ def shrink(file: str, out_file: str | None, max_checks: int) -> int:
     assert small.outcome.cause is not None
     click.echo(json.dumps({"file": str(out), "kind": spec.kind, "seed": spec.seed, "cause": small.outcome.cause.text,
                            "size_before": small.size_before, "size_after": small.size_after,
-                           **sizes, "checks": small.checks, "replay": small.spec.replay_command(out)},
+                           **sizes, "checks": small.checks, "replay": small.spec.replay_command(out.resolve())},
                           indent=2, sort_keys=True))
     return 0
 

@@ -33,8 +33,7 @@ class SparkEngine:
     name: str = "spark"
 
     def check(self) -> None:
-        if not spark_session.under_spark_submit():
-            spark_session.check_java()
+        spark_session.check_spark()
 
     def start(self) -> str | None:
         spark_session.session(self.options.master, parallelism=self.options.workers, ui=self.options.ui)

@@ -1,4 +1,5 @@
-"""History files → the checker's `Op` tuples: format detection, JSONL, and Porcupine's two logs.
+"""History files → the checker's `Op` tuples: format detection, JSONL, a JSON array of events,
+and Porcupine's two logs.
 
 Every parser returns the ops with, for each op, the line it came from, so that errors found
 later (an unpaired completion) can still name a line. Malformed input raises `BadInput` with a
@@ -7,12 +8,13 @@ message starting "line N:". The EDN reader is in `history_edn.py`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, field, frozen
 
 from campaign.errors import BadInput
 from campaign.formats.history_edn import EdnError, Keyword, Symbol, parse_edn, read_one
@@ -20,10 +22,12 @@ from campaign.formats.jsonio import MAX_INT_DIGITS, in_file, loads_json, parsing
 from checkers.linearizability.frozen import freeze
 from checkers.linearizability.history import EVENT_TYPES, Op
 
-FORMATS = ("jsonl", "edn", "porcupine-kv", "porcupine-etcd")
+FORMATS = ("jsonl", "json", "edn", "porcupine-kv", "porcupine-etcd")
 
 # Porcupine's kv lines always start this way (fixed key order); other EDN with a :key is Jepsen's
 _PORCUPINE_KV = re.compile(r"^\{:process \d+, :type :\w+, :f :(get|put|append), :key ", re.ASCII)
+# a JSON array of event objects: `[` then `{"` (an EDN vector of op maps opens with `[{:`)
+_JSON_ARRAY = re.compile(r'\s*\[\s*(\{\s*"|\]\s*$)')
 
 
 @frozen(kw_only=True)
@@ -31,7 +35,9 @@ class ParsedHistory:
     """A parsed file: `ops[i]` came from line `lines[i]`.
 
     `model` is the model the format implies (None: decide from the ops' `f`s), and
-    `initial` the value every key starts with when the format says so (Porcupine's kv: "")."""
+    `initial` the value every key starts with when the format says so (Porcupine's kv: "").
+    `text` is the file's text, kept to print events as the file wrote them
+    (`campaign/formats/history_out.py`)."""
 
     format: str
     ops: tuple[Op, ...]
@@ -39,11 +45,15 @@ class ParsedHistory:
     model: str | None = None
     initial: Any = None
     has_initial: bool = False
+    text: str = field(default="", eq=False, repr=False)
 
 
 def detect_format(text: str) -> str:
-    """The format of a history file from its first non-blank line."""
-    for line in text.splitlines():
+    """The format of a history file from its first non-blank line (and, for a JSON array, the
+    start of the next)."""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        at, offset = offset, offset + len(line)
         s = line.strip()
         if not s or s.startswith(";"):
             continue
@@ -51,6 +61,8 @@ def detect_format(text: str) -> str:
             return "porcupine-etcd"
         if s.startswith("{\"") or s == "{" or s.startswith("{ \""):
             return "jsonl"
+        if s.startswith("[") and _JSON_ARRAY.match(text, at):
+            return "json"
         if _PORCUPINE_KV.match(s):
             return "porcupine-kv"
         if s.startswith(("{:", "[", "#", "(")):
@@ -74,7 +86,7 @@ def parse_history(text: str, fmt: str | None = None) -> ParsedHistory:
     parser = _PARSERS.get(fmt)
     if parser is None:
         raise BadInput(f"unknown history format {fmt!r} (one of {', '.join(FORMATS)})")
-    return parser(text)
+    return evolve(parser(text), text=text)
 
 
 # --- JSONL (DESIGN's shape) ------------------------------------------------------------------
@@ -84,32 +96,71 @@ def _int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def json_event(obj: Any, n: int) -> Op:
+    """One event object of DESIGN's shape (a JSONL line, or an element of a JSON array)."""
+    if not isinstance(obj, dict):
+        raise BadInput(f"line {n}: expected a JSON object, got {type(obj).__name__}")
+    for name in ("process", "type", "f"):
+        if name not in obj:
+            raise BadInput(f"line {n}: missing field {name!r}")
+    process, t, f = obj["process"], obj["type"], obj["f"]
+    if not (_int(process) or isinstance(process, str)):
+        raise BadInput(f"line {n}: field 'process' must be an integer, got {process!r}")
+    if t not in EVENT_TYPES:
+        raise BadInput(f"line {n}: field 'type' must be invoke, ok, fail or info, got {t!r}")
+    if not isinstance(f, str) or not f:
+        raise BadInput(f"line {n}: field 'f' must be a non-empty string, got {f!r}")
+    time = obj.get("time")
+    if time is not None and not _int(time):
+        raise BadInput(f"line {n}: field 'time' must be an integer (ns), got {time!r}")
+    return Op(process=process, type=t, f=f, key=freeze(obj.get("key")), value=freeze(obj.get("value")),
+              time=time)
+
+
 def parse_jsonl(text: str) -> ParsedHistory:
     ops: list[Op] = []
     lines: list[int] = []
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        obj = loads_json(line, f"line {n}", one_line=True)
-        if not isinstance(obj, dict):
-            raise BadInput(f"line {n}: expected a JSON object, got {type(obj).__name__}")
-        for name in ("process", "type", "f"):
-            if name not in obj:
-                raise BadInput(f"line {n}: missing field {name!r}")
-        process, t, f = obj["process"], obj["type"], obj["f"]
-        if not (_int(process) or isinstance(process, str)):
-            raise BadInput(f"line {n}: field 'process' must be an integer, got {process!r}")
-        if t not in EVENT_TYPES:
-            raise BadInput(f"line {n}: field 'type' must be invoke, ok, fail or info, got {t!r}")
-        if not isinstance(f, str) or not f:
-            raise BadInput(f"line {n}: field 'f' must be a non-empty string, got {f!r}")
-        time = obj.get("time")
-        if time is not None and not _int(time):
-            raise BadInput(f"line {n}: field 'time' must be an integer (ns), got {time!r}")
-        key = freeze(obj.get("key"))
-        ops.append(Op(process=process, type=t, f=f, key=key, value=freeze(obj.get("value")), time=time))
+        ops.append(json_event(loads_json(line, f"line {n}", one_line=True), n))
         lines.append(n)
     return ParsedHistory(format="jsonl", ops=tuple(ops), lines=tuple(lines))
+
+
+# --- a JSON array of events ------------------------------------------------------------------
+
+_JSON_GAP = re.compile(r"[\s,]*")
+_SCANNER = json.JSONDecoder()
+
+
+def json_array_items(text: str) -> list[tuple[int, Any]]:
+    """The elements of a JSON array with the line each starts on, checked as every JSON input
+    is (`loads_json`'s limits), then scanned once more for where each element starts."""
+    doc = loads_json(text, "JSON array")
+    if not isinstance(doc, list):
+        raise BadInput(f"expected a JSON array of event objects, got {type(doc).__name__}")
+    items: list[tuple[int, Any]] = []
+    pos = text.index("[") + 1
+    line = 1 + text.count("\n", 0, pos)
+    for element in doc:
+        gap = _JSON_GAP.match(text, pos)
+        start = gap.end() if gap is not None else pos
+        line += text.count("\n", pos, start)
+        items.append((line, element))
+        pos = _SCANNER.raw_decode(text, start)[1]
+        line += text.count("\n", start, pos)
+    return items
+
+
+def parse_json_array(text: str) -> ParsedHistory:
+    """A JSON file holding one array of event objects (each as a JSONL line would be)."""
+    ops: list[Op] = []
+    lines: list[int] = []
+    for n, obj in json_array_items(text):
+        ops.append(json_event(obj, n))
+        lines.append(n)
+    return ParsedHistory(format="json", ops=tuple(ops), lines=tuple(lines))
 
 
 # --- Porcupine's etcd Jepsen log -------------------------------------------------------------
@@ -218,6 +269,7 @@ def _parse_edn(text: str) -> ParsedHistory:
 
 _PARSERS: dict[str, Callable[[str], ParsedHistory]] = {
     "jsonl": parse_jsonl,
+    "json": parse_json_array,
     "edn": _parse_edn,
     "porcupine-kv": parse_porcupine_kv,
     "porcupine-etcd": parse_porcupine_etcd,

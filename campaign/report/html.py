@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -324,5 +325,5 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
 
 def replay_of(f: dict[str, Any], base: dict[str, Path]) -> str:
     if f.get("failure_file"):
-        return f"tcmcheck replay {base.get(f.get('dir') or '', Path('.')) / f['failure_file']}"
+        return shlex.join(["tcmcheck", "replay", str(base.get(f.get("dir") or "", Path(".")) / f["failure_file"])])
     return str(f.get("replay") or "")

@@ -14,6 +14,7 @@ The failure document (`tcmcheck fuzz` writes one per failing run):
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ class RunSpec:
         """The one command that re-runs this run: its failure file when there is one (the case
         as recorded, which a shrunk or reshaped case needs), else regenerated from the seed."""
         if path is not None:
-            return f"tcmcheck replay {path}"
+            return shlex.join(["tcmcheck", "replay", str(path)])
         mutant = f" --mutant {self.mutant}" if self.mutant else ""
         fix = "".join(f" --fix {f}" for f in sorted(self.fixes))
         return f"tcmcheck replay --kind {self.kind} --seed {self.seed}{mutant}{fix}"

@@ -238,6 +238,10 @@ def test_sigterm_stops_cleanly_keeping_every_finished_run(tmp_path: Path) -> Non
     assert 3 <= len(rows) < 24 and len({r["run"] for r in rows}) == len(rows)
     assert b"stopped by SIGTERM" in err and b"--resume" in err and b"Traceback" not in err
     assert not (out / "runs.log.jsonl").exists()
+    manifest = json.loads((out / "campaign.json").read_text())
+    assert manifest["stopped"] is True and manifest["stopped_by"] == "SIGTERM"
+    # the command printed to continue works from any folder (absolute --out)
+    assert f"--out {out} --resume" in err.decode()
     # a stopped campaign is not thrown away by the next command without --resume
     again = subprocess.run([*TCMCHECK, "fuzz", "--runs", "24", "--seed", "7", "--kinds", "refine", "--out", str(out)],
                            capture_output=True, text=True)

@@ -8,6 +8,7 @@ that replays it.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -116,11 +117,15 @@ def test_an_engine_bug_is_caught_and_every_failure_replays_with_its_printed_comm
     assert commands and len(commands) == out.count("FAIL: ")
     assert "FAIL: 4 × logs: unjustified-rejection (first: sim seed 0)" in out
     rows = verdict_rows(tmp_path / "fuzz-out")
-    files = [f"tcmcheck replay fuzz-out/{r['failure_file']}" for r in rows if not r["valid"]]
+    files = [f"tcmcheck replay {tmp_path}/fuzz-out/{r['failure_file']}" for r in rows if not r["valid"]]
     assert set(commands) <= set(files)
-    for command in files + [r["replay"] for r in rows if not r["valid"]]:
+    # the printed paths are absolute: the commands work when pasted in any folder
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for command in commands + files + [r["replay"] for r in rows if not r["valid"]]:
         assert command.startswith("tcmcheck replay ")
-        status, verdict, _ = run(capsys, *command.split()[1:])
+        status, verdict, _ = run(capsys, *shlex.split(command)[1:])
         assert status == 1
         assert json.loads(verdict)["valid"] is False
         assert json.loads(verdict)["mutant"] == "reject-create-table"
