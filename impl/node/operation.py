@@ -201,7 +201,10 @@ class OperationDriver:
             plan_ = placement.without(meta, members, to_remove, node.world.cms_rf, down_nodes(node, meta),
                                       shrink=bugs.on(node.settings, "decommission-shrinks-cms"))
             if plan_ is None:
+                # not a full member in this view (maybeReconfigureCMS returns): should the CMS
+                # have made it one since, its PrepareLeave refuses ("still a part of CMS")
                 st["cms"] = "done"
+                st["cms_view"] = meta.epoch
                 return True
             if isinstance(plan_, str):
                 self._finish("refused: " + plan_)
@@ -304,7 +307,10 @@ class OperationDriver:
             self._resume_at = result.decided_epoch
             return
         elif what in _FAIL_AT_ONCE:
-            self._finish(f"rejected: {result.reason}")
+            seen = st.get("cms_view")
+            view = "" if seen is None else \
+                f" (maybeReconfigureCMS: not a full CMS member in {node.id}'s view at epoch {seen})"
+            self._finish(f"rejected: {result.reason}{view}")
             return
         else:
             # a step refused: if the deciding member was ahead (the step committed already, a
