@@ -20,8 +20,8 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
 - `two-epoch-cancel`: a cancel after MID first gives reads back (one epoch), and narrows the
   writes in the next (finding `cancel-after-mid`).
 - `leave-refuses-cms-joiner`: PREPARE_LEAVE (and ASSASSINATE) refuses a node the CMS is adding
-  (in its write set, or an addition still to come) as it refuses a full member (finding
-  `leave-while-joining-cms`).
+  (in its write set, or an addition still to come) as it refuses a full member, and
+  PREPARE_REPLACE refuses to replace such a node (finding `leave-while-joining-cms`).
 - `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
   (finding `replaced-node-barrier-gap`); a data-path fix, so it lives in the prover's barrier
   mode (`checkers.quorum.barrier`) and changes no transformation.
@@ -90,12 +90,16 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
         if seq is not None:
             return Rejected(f"{node}: UNREGISTER during the {seq.kind.value} sequence of {seq.node} "
                             f"(fix {UNREGISTER_IDLE_ONLY})")
-    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE") and LEAVE_REFUSES_CMS_JOINER in fixes and node is not None:
+    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE", "PREPARE_REPLACE") and LEAVE_REFUSES_CMS_JOINER in fixes \
+            and node is not None:
         reconfiguration = m.cms.reconfiguration
         adding = {s.node for s in reconfiguration.remaining if s.kind is not CMSStepKind.REMOVE
                   and s.kind is not CMSStepKind.FINISH} if reconfiguration is not None else set()
-        if node in m.cms.writes or node in adding:
-            return Rejected(f"{node}: {t.kind} of a node the CMS is adding (fix {LEAVE_REFUSES_CMS_JOINER})")
+        # a replace removes the replaced node (its full members are replace-cms-member's)
+        leaving = getattr(t, "replaced") if t.kind == "PREPARE_REPLACE" else node  # noqa: B009
+        joining = (m.cms.writes - m.cms.reads) | adding if t.kind == "PREPARE_REPLACE" else m.cms.writes | adding
+        if leaving in joining:
+            return Rejected(f"{leaving}: {t.kind} of a node the CMS is adding (fix {LEAVE_REFUSES_CMS_JOINER})")
     if t.kind == "PREPARE_REPLACE" and REPLACE_CMS_MEMBER_GUARD in fixes:
         replaced = getattr(t, "replaced")  # noqa: B009  # every PREPARE_REPLACE has it
         if replaced in m.cms.members:

@@ -30,7 +30,7 @@ from campaign.run.cause import Cause
 from impl.cluster import RunResult
 from impl.cms.placement import policy_size
 from impl.scenario import Scenario
-from spec.invariants import cms_is_consistent
+from spec.invariants import cms_additions_in_directory, cms_is_consistent
 from spec.metadata import ClusterMetadata
 
 FD_WINDOW_ROUNDS = 40
@@ -42,7 +42,7 @@ intervals, 20-30 rounds in the simulator)."""
 def cms_causes(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata],
                final: ClusterMetadata, settled: bool) -> tuple[Cause, ...]:
     out = list(_removal_refused(result))
-    if not cms_is_consistent(final) and settled and _policy_only(scenario):
+    if not cms_is_consistent(final) and not cms_additions_in_directory(final) and settled and _policy_only(scenario):
         out.extend(_undersized(scenario, result, states, final))
     return tuple(out)
 

@@ -117,14 +117,18 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding(
         id="leave-while-joining-cms",
         klass="bug",
-        cause_classes=("invariant cms_members_have_not_left",),
+        cause_classes=("invariant cms_members_have_not_left", "invariant cms_additions_in_directory"),
         summary=(
             "A node the CMS is adding (a PREPARE_CMS_RECONFIGURATION chose it: nodetool cms "
-            "reconfigure, or ensureCMSPlacement after a join) may decommission meanwhile: "
-            "SingleNodeSequences.decommission's maybeReconfigureCMS and PrepareLeave's isCMSMember "
-            "look at the full (read) members only, and AdvanceCMSReconfiguration adds the node to the "
-            "read set without looking at its state. The node ends LEFT, stopped, and a full CMS "
-            "member, which nothing reconfigures. Fix leave-refuses-cms-joiner."
+            "reconfigure, or ensureCMSPlacement after a join) may leave the ring meanwhile: "
+            "maybeReconfigureCMS (before a decommission, removenode, replace or assassinate) and "
+            "PrepareLeave's isCMSMember look at the full (read) members only, and PrepareReplace has "
+            "no CMS check. A decommission: AdvanceCMSReconfiguration adds the node to the read set "
+            "without looking at its state, and it ends LEFT, stopped, and a full CMS member. A "
+            "replace (the addition waiting for the dead node's log streaming): FinishReplace takes it "
+            "out of the directory, and the reconfiguration can neither go on nor be cancelled "
+            "(AdvanceCMSReconfiguration and CancelCMSReconfiguration: new Replica(directory.endpoint(id)) "
+            "throws NullPointerException), so no later CMS change commits. Fix leave-refuses-cms-joiner."
         ),
         replay="tcmcheck replay examples/findings/leave-while-joining-cms.json",
         fix="leave-refuses-cms-joiner",

@@ -204,8 +204,8 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
                      conflicts=tuple(result.conflicts), apply_failures=tuple(result.apply_failures))
 
 
-FINAL_INVARIANTS = ("cms_is_consistent", "cms_members_have_not_left", "sequences_name_registered_nodes",
-                    "at_rest_matches_from_scratch", "reads_have_replication_factor")
+FINAL_INVARIANTS = ("cms_is_consistent", "cms_additions_in_directory", "cms_members_have_not_left",
+                    "sequences_name_registered_nodes", "at_rest_matches_from_scratch", "reads_have_replication_factor")
 """The spec invariants the final state of a simulated run's log is checked against: those
 Cassandra's own rules can break (the findings replace-cms-member, leave-while-joining-cms,
 unregister-prepared-join, nts-rack-composition, cross-dc-replace), so that a run reaching one says so by the same cause

@@ -40,6 +40,10 @@ def execute(m: Metadata, t: Mapping[str, Any], fixes: Iterable[str] = ()) -> Acc
     if kind in ("PREPARE_LEAVE", "ASSASSINATE") and "leave-refuses-cms-joiner" in chosen and (
             node in m.cms.writes or node in m.cms.pending_add):
         return Rejected(f"{node}: the CMS is adding it (fix leave-refuses-cms-joiner)")
+    if kind == "PREPARE_REPLACE" and "leave-refuses-cms-joiner" in chosen:
+        replaced = t.get("replaced")
+        if replaced in (m.cms.writes - m.cms.reads) or replaced in m.cms.pending_add:
+            return Rejected(f"{replaced}: the CMS is adding it (fix leave-refuses-cms-joiner)")
     if kind == "PREPARE_REPLACE" and "replace-cms-member-guard" in chosen:
         replaced = t.get("replaced")
         if isinstance(replaced, str) and replaced in m.cms.writes:

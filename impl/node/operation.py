@@ -308,7 +308,7 @@ class OperationDriver:
             return
         elif what in _FAIL_AT_ONCE:
             seen = st.get("cms_view")
-            view = "" if seen is None else \
+            view = "" if seen is None or "is a CMS member" not in result.reason else \
                 f" (maybeReconfigureCMS: not a full CMS member in {node.id}'s view at epoch {seen})"
             self._finish(f"rejected: {result.reason}{view}")
             return
