@@ -113,11 +113,11 @@ REGISTRY: tuple[Mutant, ...] = (
                    "committed while it was down, and fails on the rejection with its sequence left "
                    "in the metadata)"),
     Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
-           description="a CMS member that leaves the ring is not replaced: it keeps its seat in the "
-                       "sizing policy's count, so the CMS works with fewer members than the policy "
-                       "wants (reachable here through a replaced member: PrepareLeave refuses a CMS "
-                       "member and the model's operations do not reconfigure the CMS first)",
-           failure="liveness: CMS undersized (fewer joined members than the policy) at the end of a quiet run"),
+           description="a CMS member removed from the ring (decommission, removenode, replace, "
+                       "assassinate) leaves the CMS with nobody in its place: the CMS "
+                       "reconfiguration the operator path runs first (maybeReconfigureCMS) "
+                       "shrinks the CMS instead of keeping its size",
+           failure="liveness: CMS undersized (fewer joined members than its replication) at the end of a quiet run"),
     Mutant(name="cms-reconfig-chooses-down-nodes", focus="cms", ticket="CASSANDRA-19943", liveness=True,
            description="the sizing policy chooses new CMS members without looking at who is down "
                        "(the fix leaves the failure detector's down nodes out)",
@@ -199,6 +199,38 @@ REGISTRY: tuple[Mutant, ...] = (
                        "epochs past the plan (`applied <= plan_epoch + 1` skips it)",
            failure="trace: quorum (a request answered with responses that do not meet the plan of "
                    "the epoch it answered at)"),
+    # issue 21: fixed tickets
+    Mutant(name="cms-not-reconfigured-after-operation", focus="cms", ticket="CASSANDRA-19705", liveness=True,
+           description="a node that finishes a join, replace or move does not place the CMS anew "
+                       "(ClusterMetadataService.ensureCMSPlacement after FINISH, added by the "
+                       "fix; reachable on trunk with -Dcassandra.test.skip_cms_reconfig_after_"
+                       "topology_change=true): a replaced CMS member's seat stays empty, a grown "
+                       "cluster keeps its small CMS",
+           failure="liveness: CMS undersized (fewer joined members than its replication) at the end of a quiet run"),
+    Mutant(name="assassinate-skips-cms-reconfiguration", focus="cms", ticket="CASSANDRA-19768", liveness=True,
+           description="`nodetool assassinate` of a CMS member commits ASSASSINATE without "
+                       "reconfiguring the CMS first (ReconfigureCMS.maybeReconfigureCMS, added by "
+                       "the fix), so PrepareLeave's CMS check rejects it: the dead member stays "
+                       "JOINED and in the CMS",
+           failure="liveness: an operator removal refused because its node is a CMS member"),
+    Mutant(name="settled-placement-from-token-map", engine=True, focus="refine", ticket="CASSANDRA-19193",
+           description="ClusterMetadata.writePlacementAllSettled recomputes the settled write "
+                       "placement from scratch on a token map proposed from node states "
+                       "(BOOTSTRAPPING joins' tokens, LEAVING nodes removed, MOVING nodes with "
+                       "their old tokens, replaces ignored) instead of stepping through the "
+                       "in-progress sequences",
+           failure="refine: spec and impl disagree on the settled write placement"),
+    Mutant(name="force-snapshot-reports-all-keys", focus="cms", ticket="CASSANDRA-19128",
+           description="a node that installs a metadata snapshot (Cassandra's ForceSnapshot) reports "
+                       "every core metadata key as modified (MetadataKeys.CORE_METADATA) instead of "
+                       "the ones that differ from its previous metadata (MetadataKeys.diffKeys)",
+           failure="holdings: a snapshot install reported the wrong modified keys"),
+    Mutant(name="cms-commit-fails-after-leaving-cms", focus="cms", ticket="CASSANDRA-19872",
+           description="a CMS member's own commit request that it takes up after it has left the "
+                       "CMS fails (AbstractLocalProcessor.commit: \"Node is not a member of CMS "
+                       "anymore\") instead of being retried at a current member "
+                       "(ClusterMetadataService's commit loop on NotCMSException, the fix)",
+           failure="logs: a rejection the spec does not justify (the transformation was valid)"),
 )
 
 BY_NAME: dict[str, Mutant] = {m.name: m for m in REGISTRY}

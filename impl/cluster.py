@@ -19,6 +19,7 @@ from typing import Any
 
 from impl import client_workload
 from impl.bus import Bus, NetworkFaults
+from impl.cms.placement import CURRENT, POLICY
 from impl.cms.reconfiguration import AUTO, policy_members
 from impl.data.partitioner import token as token_of
 from impl.engine import Engine, Executor, MetadataEngine
@@ -31,7 +32,7 @@ from impl.node.node import Node
 from impl.node.storage import in_range
 from impl.protocol import ProtocolLog
 from impl.run_result import NodeResult, RunResult, StreamRecord, metadata_view
-from impl.scenario import Operation, Scenario, Submission
+from impl.scenario import Cancel, Operation, Scenario, Submission
 from impl.script import Script
 from impl.sim.clock import VirtualClock
 from impl.sim.decisions import Decisions
@@ -66,6 +67,7 @@ class Cluster:
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
         self.holdings: list[tuple[str, int, str, str]] = []
+        self.installs: list[tuple[str, int, int, tuple[str, ...]]] = []
         self.epoch_regressions: list[str] = []
         self._last_applied: dict[str, int] = {}
         topology = json.loads(scenario.topology)
@@ -83,6 +85,10 @@ class Cluster:
         self.bus = Bus(queue=self.queue, decisions=self.decisions, trace=self.trace, counters=self.counters,
                        faults=scenario.network, deliver=self._deliver, is_up=self.is_up)
         self.cms_target: tuple[str, ...] | None = self._initial_target()
+        """The operator's pending `nodetool cms reconfigure` (AUTO: the CEP's policy), until done."""
+        self.cms_rf = self._initial_rf()
+        """The CMS's replication (impl/cms/placement.py): what ensureCMSPlacement and
+        maybeReconfigureCMS place the CMS at."""
         self.nodes: dict[str, Node | None] = {}
         self.script = Script(self)
         self._scheduled = False
@@ -110,10 +116,23 @@ class Cluster:
         if s.cms_size == 0:
             return None
         if s.cms_size is None:
-            return AUTO
+            return AUTO if s.cms_reconfigure_at == 0 else None
         return policy_members(self.topology_ids, s.cms_size)
 
+    def _initial_rf(self) -> int:
+        s = self.scenario
+        if s.cms_members is not None:
+            return len(s.cms_members)
+        if s.cms_size is None:
+            return POLICY
+        return s.cms_size if s.cms_size > 0 else CURRENT
+
     # --- what the bus and nodes ask of the cluster ---
+
+    def cms_target_reached(self, target: tuple[str, ...]) -> None:
+        if self.cms_target is not None:
+            self.trace.event("cms_target", "-", "-", "reached " + ",".join(target))
+            self.cms_target = None
 
     def skew_of(self, node_id: str) -> int:
         return self._skew.get(node_id, 0)
@@ -183,6 +202,8 @@ class Cluster:
             epoch = snap.epoch
             if node is not None:
                 self.hold(node_id, node.log.metadata, epoch, "snapshot")
+                before, keys = node.log.last_install
+                self.installs.append((node_id, before, epoch, keys))
         self._advance_applied(node_id, epoch, "applied")
         if chain:
             known = self._epoch_chain.setdefault(epoch, chain)
@@ -213,7 +234,7 @@ class Cluster:
         self._now(self.script.begin_operation, o)
 
     def cancel_operation(self, node: str) -> None:
-        self._now(self.script.cancel_operation, node)
+        self._now(self.script.cancel_operation, Cancel(node=node, at=self.clock.now))
 
     def crash(self, node: str) -> None:
         self._now(self.script.crash, node)

@@ -16,6 +16,7 @@ from impl.metadata import Accepted
 from impl.metadata import Rejected as ImplRejected
 from impl.metadata.fixes import execute as fixed
 from impl.metadata.sequences import target_of
+from impl.metadata.settled import write_placement_all_settled, write_placement_from_token_map
 from spec.tokens import Range
 
 
@@ -70,6 +71,14 @@ def _without_wraparound_conflicts(execute: Callable[[Any, dict[str, Any]], Any],
     return Accepted(metadata=m, kind=alone.kind)
 
 
+def settled_for(mutants: frozenset[str]) -> Callable[[Any], Any]:
+    """impl's ClusterMetadata.writePlacementAllSettled, or with the switch
+    `settled-placement-from-token-map` its value before CASSANDRA-19193."""
+    if "settled-placement-from-token-map" in mutants:
+        return write_placement_from_token_map
+    return write_placement_all_settled
+
+
 class MutantEngine:
     """The metadata engine (with any proposed fixes) with the engine switches planted."""
 
@@ -88,4 +97,4 @@ class MutantEngine:
         return self._execute(metadata, transformation)
 
 
-__all__ = ["MutantEngine", "mutant_execute"]
+__all__ = ["MutantEngine", "mutant_execute", "settled_for"]

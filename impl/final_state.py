@@ -51,6 +51,7 @@ def run_result(c: Cluster, quiescent: bool) -> RunResult:
         holdings=tuple(c.holdings), epoch_regressions=tuple(c.epoch_regressions),
         unfinished=tuple(unfinished), replica_cells=replica_cells,
         decisions=tuple(c.decisions.taken), streams=tuple(c.stream_records),
+        installs=tuple(c.installs),
         protocol=tuple(c.protocol.events), final_cells=final_cells, hints_left=_hints_left(c))
 
 

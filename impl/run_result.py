@@ -90,6 +90,9 @@ class RunResult:
     scripted: as a scenario's `decisions`, they replay this very run."""
     streams: tuple[StreamRecord, ...] = ()
     """Every range a remove or replace streamed (or had nothing to stream from), in time order."""
+    installs: tuple[tuple[str, int, int, tuple[str, ...]], ...] = ()
+    """(node, epoch before, snapshot's epoch, the metadata keys the install reported modified)
+    of every snapshot install (Cassandra's ForceSnapshot result: MetadataKeys.diffKeys)."""
     protocol: tuple[tuple[Any, ...], ...] = ()
     """The protocol trace (impl/protocol.py): what the data path, barriers, streaming, hints
     and repair decided, for the trace invariants (checkers/protocol/)."""

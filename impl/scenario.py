@@ -60,9 +60,9 @@ class ClientWorkload:
 @frozen(kw_only=True)
 class Operation:
     """A topology operation the node itself drives (impl/node/operation.py): `op` one of
-    join, leave, move, replace, remove, started at `at`. `node` is the node that runs it (the
-    joining or replacing node, the leaving or moving node, or for remove the node that asks
-    for it); `target` the replaced or removed node; `tokens` for join and move; `location`
+    join, leave, move, replace, remove, assassinate, started at `at`. `node` is the node that runs it (the
+    joining or replacing node, the leaving or moving node, or for remove and assassinate the
+    node that asks for it); `target` the replaced, removed or assassinated node; `tokens` for join and move; `location`
     (dc, rack) of a joining or replacing node, which exists as a process from the start but
     is not in the metadata until it registers."""
 
@@ -76,10 +76,17 @@ class Operation:
 
 @frozen(kw_only=True)
 class Cancel:
-    """An operator cancels `node`'s in-progress operation at `at` (CANCEL_SEQUENCE)."""
+    """An operator cancels `node`'s in-progress operation at `at` (impl/node/operator.py):
+    `how` "jmx" (CMSOperations.cancelInProgressSequences; `kind` the sequence kind expected,
+    None: whatever it is) or "abortbootstrap" (`nodetool abortbootstrap`: cancel, then
+    unregister); `by` the node the command runs on (None: the operation's node for jmx when it
+    runs, else the first live node; for abortbootstrap the first live node other than it)."""
 
     node: str
     at: int
+    how: str = "jmx"
+    by: str | None = None
+    kind: str | None = None
 
 
 @frozen(kw_only=True)
@@ -142,6 +149,9 @@ class Scenario:
     topology: str
     cms_size: int | None = None  # None: the CEP's sizing policy; 0: leave the CMS as it starts
     cms_members: tuple[str, ...] | None = None  # by hand; overrides cms_size
+    cms_reconfigure_at: int = 0
+    """With the sizing policy: when the operator runs the first `nodetool cms reconfigure` (the
+    CMS starts with one member)."""
     submissions: tuple[Submission, ...] = ()
     workloads: tuple[Workload, ...] = ()
     crashes: tuple[Crash, ...] = ()

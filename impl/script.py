@@ -14,10 +14,10 @@ from typing import Any
 
 from impl import client_workload
 from impl.cms.election import Election
-from impl.entry import canonical_json
 from impl.node.node import Node
 from impl.node.repair import repair_plan
-from impl.scenario import Operation, Repair, Submission
+from impl.cms.reconfiguration import AUTO
+from impl.scenario import Cancel, Operation, Repair, Submission
 from impl.workload import generate
 
 Cluster = Any
@@ -50,7 +50,7 @@ class Script:
         for o in s.operations:
             q.at(o.at, self.begin_operation, o)
         for cancel in s.cancels:
-            q.at(cancel.at, self.cancel_operation, cancel.node)
+            q.at(cancel.at, self.cancel_operation, cancel)
         for cr in s.crashes:
             q.at(cr.at, self.crash, cr.node)
             if cr.restart is not None:
@@ -62,6 +62,8 @@ class Script:
                 q.at(p.heal, self.heal, name)
         for ch in s.cms_changes:
             q.at(ch.at, self.set_target, ch.members)
+        if s.cms_size is None and s.cms_members is None and s.cms_reconfigure_at:
+            q.at(s.cms_reconfigure_at, self.reconfigure_by_policy)
         for r in s.repairs:
             q.at(r.at, self.repair, r)
         if s.initialize is not None and s.initialize.discovery_rounds:
@@ -121,20 +123,27 @@ class Script:
             return
         node.operation.begin(o.op, target=o.target, tokens=o.tokens, location=o.location)
 
-    def cancel_operation(self, node_id: str) -> None:
+    def cancel_operation(self, cancel: Cancel) -> None:
+        """The operator cancels `cancel.node`'s operation from `cancel.by`: the JMX cancel (by
+        default from the operation's own node when it runs, else from the first live node), or
+        `nodetool abortbootstrap` (by default from the first live node other than it)
+        (impl/node/operator.py). The sequence is named by the driver's disk."""
         c = self.c
-        node = c.nodes.get(node_id)
-        if node is not None:
-            node.operation.cancel()
+        op = c.disks[cancel.node].operation
+        seq_node = op["seq_node"] if op is not None else cancel.node
+        by = c.nodes.get(cancel.by) if cancel.by is not None else None
+        if cancel.by is None:
+            live = [n for n in c.nodes.values() if n is not None
+                    and (cancel.how == "jmx" or n.id != seq_node)]
+            own = c.nodes.get(cancel.node)
+            by = own if cancel.how == "jmx" and own is not None else (live[0] if live else None)
+        if by is None:
+            c.counters["cancels_skipped"] += 1
             return
-        # why another node: the operator cancels a failed bootstrap from a live node (the
-        # CEP's `nodetool cancel bootstrap`); the sequence is named by the driver's disk
-        op = c.disks[node_id].operation
-        seq_node = op["seq_node"] if op is not None else node_id
-        live = [n for n in c.nodes.values() if n is not None]
-        if live:
-            c.trace.event("operation", live[0].id, node_id, f"cancel {seq_node}")
-            live[0].submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": seq_node}))
+        if cancel.how == "abortbootstrap":
+            by.operator.abort_bootstrap(seq_node)
+        else:
+            by.operator.cancel(seq_node, cancel.kind)
 
     def crash(self, node_id: str) -> None:
         c = self.c
@@ -172,7 +181,17 @@ class Script:
     def set_target(self, members: tuple[str, ...]) -> None:
         c = self.c
         c.cms_target = members
+        c.cms_rf = len(members)
         c.trace.event("cms_target", "-", "-", ",".join(members))
+        for node in c.nodes.values():
+            if node is not None:
+                node.reconfiguration.poll()
+
+    def reconfigure_by_policy(self) -> None:
+        """The operator's first `nodetool cms reconfigure`, at the CEP's sizing policy."""
+        c = self.c
+        c.cms_target = AUTO
+        c.trace.event("cms_target", "-", "-", "policy")
         for node in c.nodes.values():
             if node is not None:
                 node.reconfiguration.poll()

@@ -5,7 +5,10 @@ fix that removes it. `execute(t, m, fixes)` runs a transformation with the chose
 with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
 
 - `composition-guard`: refuse a PREPARE whose deltas, with those of the sequences in flight,
-  would not end at the natural placement (finding `nts-rack-composition`).
+  would not end at the natural placement (finding `nts-rack-composition`); UNSAFE_JOIN and
+  ASSASSINATE too, whose first part is a PREPARE_JOIN / PREPARE_LEAVE (Cassandra's UnsafeJoin
+  and Assassinate call PrepareJoin.execute / PrepareLeave.execute, range-lock check included,
+  then apply the whole plan in the same epoch).
 - `leave-counts-in-flight`: a leave counts the nodes already leaving as gone, so a DC keeps at
   least RF token owners (finding `concurrent-leaves-under-rf`).
 - `unregister-idle-only`: UNREGISTER refuses a node a sequence involves (finding
@@ -16,6 +19,9 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
   (finding `cross-dc-replace`).
 - `two-epoch-cancel`: a cancel after MID first gives reads back (one epoch), and narrows the
   writes in the next (finding `cancel-after-mid`).
+- `leave-refuses-cms-joiner`: PREPARE_LEAVE (and ASSASSINATE) refuses a node the CMS is adding
+  (in its write set, or an addition still to come) as it refuses a full member, and
+  PREPARE_REPLACE refuses to replace such a node (finding `leave-while-joining-cms`).
 - `barrier-waits-for-replaced`: the progress barrier also waits for the replaced/removed node
   (finding `replaced-node-barrier-gap`); a data-path fix, so it lives in the prover's barrier
   mode (`checkers.quorum.barrier`) and changes no transformation.
@@ -36,10 +42,14 @@ from collections.abc import Iterable
 from attrs import evolve
 
 from spec import ownership
+from spec.cms import CMSStepKind
 from spec.metadata import ClusterMetadata
 from spec.sequences import Step
 from spec.transformations.base import Rejected, Result, Success, Transformation
 from spec.transformations.guards import leaves_enough_replicas
+from spec.transformations.join import PrepareJoin
+from spec.transformations.leave import PrepareLeave
+from spec.transformations.unsafe import Assassinate, UnsafeJoin
 
 COMPOSITION_GUARD = "composition-guard"
 LEAVE_COUNTS_IN_FLIGHT = "leave-counts-in-flight"
@@ -51,10 +61,12 @@ BARRIER_WAITS_FOR_REPLACED = "barrier-waits-for-replaced"
 STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
 BARRIER_NO_RELAXATION = "barrier-no-relaxation"
 FENCE_READS_BY_LAST_MODIFIED = "fence-reads-by-last-modified"
+LEAVE_REFUSES_CMS_JOINER = "leave-refuses-cms-joiner"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
                           REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
-                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED)
+                          STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED,
+                          LEAVE_REFUSES_CMS_JOINER)
 METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS,
                                                      BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED}
 """The fixes that change transformations (the others change the data path or the prover)."""
@@ -85,6 +97,16 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
         if seq is not None:
             return Rejected(f"{node}: UNREGISTER during the {seq.kind.value} sequence of {seq.node} "
                             f"(fix {UNREGISTER_IDLE_ONLY})")
+    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE", "PREPARE_REPLACE") and LEAVE_REFUSES_CMS_JOINER in fixes \
+            and node is not None:
+        reconfiguration = m.cms.reconfiguration
+        adding = {s.node for s in reconfiguration.remaining if s.kind is not CMSStepKind.REMOVE
+                  and s.kind is not CMSStepKind.FINISH} if reconfiguration is not None else set()
+        # a replace removes the replaced node (its full members are replace-cms-member's)
+        leaving = getattr(t, "replaced") if t.kind == "PREPARE_REPLACE" else node  # noqa: B009
+        joining = (m.cms.writes - m.cms.reads) | adding if t.kind == "PREPARE_REPLACE" else m.cms.writes | adding
+        if leaving in joining:
+            return Rejected(f"{leaving}: {t.kind} of a node the CMS is adding (fix {LEAVE_REFUSES_CMS_JOINER})")
     if t.kind == "PREPARE_REPLACE" and REPLACE_CMS_MEMBER_GUARD in fixes:
         replaced = getattr(t, "replaced")  # noqa: B009  # every PREPARE_REPLACE has it
         if replaced in m.cms.members:
@@ -111,15 +133,27 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
                 in_progress=m.in_progress.with_sequence(evolve(seq, next_step=Step.MID)),
             ))
     result = t.execute(m)
-    if (t.kind in _PREPARES and COMPOSITION_GUARD in fixes and isinstance(result, Success)
-            and node is not None):
-        prepared = result.metadata.in_progress.get(node)
+    if COMPOSITION_GUARD in fixes and isinstance(result, Success) and node is not None:
+        first = _prepare_part(t, m, result)
+        prepared = first.metadata.in_progress.get(node) if isinstance(first, Success) else None
         if prepared is not None:
             other = ownership.non_composing(m, prepared)
             if other is not None:
                 return Rejected(f"{node}: {t.kind} does not compose with the sequence of {other} "
                                 f"(fix {COMPOSITION_GUARD})")
     return result
+
+
+def _prepare_part(t: Transformation, m: ClusterMetadata, result: Success) -> Result | None:
+    """The PREPARE a transformation starts with: itself, or the PrepareJoin / PrepareLeave an
+    UNSAFE_JOIN / ASSASSINATE runs before its steps; None for any other kind."""
+    if t.kind in _PREPARES:
+        return result
+    if isinstance(t, UnsafeJoin):
+        return PrepareJoin(node=t.node, tokens=t.tokens).execute(m)
+    if isinstance(t, Assassinate):
+        return PrepareLeave(node=t.node, remove=True, force=True).execute(m)
+    return None
 
 
 def cancel_needs_another_epoch(t: Transformation, before: ClusterMetadata, after: ClusterMetadata,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from spec.cms import CMS_LOCK_HOLDER
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeId
+from spec.nodes import NodeId, NodeState
 from spec.placement import ReplicaGroups
 from spec.replication import NetworkTopologyStrategy, ReplicationParams, SimpleStrategy
 from spec.sequences import OperationKind
@@ -146,10 +146,30 @@ def cms_is_consistent(m: ClusterMetadata) -> tuple[str, ...]:
         out.append("the CMS has no read members")
     if len(cms.reads ^ cms.writes) > 1:
         out.append(f"CMS reads {sorted(cms.reads)} and writes {sorted(cms.writes)} differ by more than one node")
-    unknown = sorted(n for n in cms.members if n not in m.directory)
+    unknown = sorted(n for n in cms.reads if n not in m.directory)
     if unknown:
         out.append(f"CMS members {unknown} are not in the directory")
     return tuple(out)
+
+
+def cms_additions_in_directory(m: ClusterMetadata) -> tuple[str, ...]:
+    """Every node the CMS is adding (a write member, not yet a read member) is in the directory:
+    the reconfiguration's next step (`AdvanceCMSReconfiguration.finishAdd`) and its cancel
+    (`CancelCMSReconfiguration`) look its endpoint up there, and fail without it (finding
+    leave-while-joining-cms: a CMS joiner replaced, which `maybeReconfigureCMS` lets through)."""
+    gone = sorted(n for n in m.cms.writes - m.cms.reads if n not in m.directory)
+    if gone:
+        return (f"CMS members being added {gone} are not in the directory "
+                "(the reconfiguration can neither go on nor be cancelled)",)
+    return ()
+
+
+def cms_members_have_not_left(m: ClusterMetadata) -> tuple[str, ...]:
+    """No full CMS member is LEFT: PrepareLeave refuses a full member (`isCMSMember`), and the
+    operator paths reconfigure the CMS before a member leaves; a LEFT member has stopped, so the
+    CMS silently works with one member fewer than its placement says."""
+    gone = sorted(n for n in m.cms.reads if m.directory.state(n) is NodeState.LEFT)
+    return (f"CMS members {gone} have left the ring",) if gone else ()
 
 
 def nts_only_known_dcs(m: ClusterMetadata) -> tuple[str, ...]:
@@ -175,6 +195,8 @@ ALL: tuple[Invariant, ...] = (
     locks_belong_to_sequences,
     sequences_name_registered_nodes,
     cms_is_consistent,
+    cms_additions_in_directory,
+    cms_members_have_not_left,
     nts_only_known_dcs,
 )
 

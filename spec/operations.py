@@ -3,6 +3,12 @@
 `join` registers the node (if needed) and runs PREPARE..FINISH; `leave`, `remove`, `move` and
 `replace` likewise. An operation may stop early (`until`), to be continued by `Resume` or undone
 by `Cancel` later, so interleaved and cancelled operations can be written down.
+
+Each operation first passes the operator layer (`spec.operator_checks`: what nodetool,
+StorageService and Startup refuse, with Cassandra's messages) unless it says
+`operator_checks=False`; `leave`, `remove`, `replace` and `assassinate` of a CMS member then
+reconfigure the CMS without it first (ReconfigureCMS.maybeReconfigureCMS), as Cassandra's
+operator paths do.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from spec.sequences import OperationKind, Step
 from spec.tokens import token_tuple
 from spec.topology import NodeSpec, Topology
 from spec.transformations import (
+    AdvanceCMSReconfiguration,
     CancelSequence,
     PrepareJoin,
     PrepareLeave,
@@ -28,8 +35,11 @@ from spec.transformations import (
     Rejected,
     Result,
     Transformation,
+    Unregister,
     step_of,
 )
+from spec.transformations import Assassinate as AssassinateNode
+from spec.transformations.register import ABORT_BOOTSTRAP
 
 
 @frozen(kw_only=True)
@@ -42,17 +52,24 @@ class Join:
 
 @frozen(kw_only=True)
 class Leave:
+    """`nodetool decommission` on `node` (SingleNodeSequences.decommission)."""
+
     node: NodeId
     until: Step = Step.FINISH
     force: bool = False
     """`nodetool decommission --force`: PREPARE_LEAVE skips the replication-factor check."""
+    operator_checks: bool = True
 
 
 @frozen(kw_only=True)
 class Remove:
+    """`nodetool removenode` of `node` (SingleNodeSequences.removeNode), a node the submitting
+    node sees dead."""
+
     node: NodeId
     until: Step = Step.FINISH
     force: bool = False
+    operator_checks: bool = True
 
 
 @frozen(kw_only=True)
@@ -65,10 +82,32 @@ class Move:
 
 @frozen(kw_only=True)
 class Replace:
+    """A node started with `-Dcassandra.replace_address` (StorageService.initServer, then
+    Startup.startup): the replaced node must be JOINED and, for Cassandra, dead."""
+
     node: NodeId
     """The node being replaced."""
     by: NodeSpec
     until: Step = Step.FINISH
+    operator_checks: bool = True
+
+
+@frozen(kw_only=True)
+class Assassinate:
+    """`nodetool assassinate` (Assassinate.assassinateEndpoint): no liveness check; a node not
+    in the directory is a no-op; a CMS member leaves the CMS first (CASSANDRA-19768)."""
+
+    node: NodeId
+    operator_checks: bool = True
+
+
+@frozen(kw_only=True)
+class AbortBootstrap:
+    """`nodetool abortbootstrap --node` (StorageService.abortBootstrap): for a node the
+    submitting node sees dead, cancel its join or replace and unregister it."""
+
+    node: NodeId
+    operator_checks: bool = True
 
 
 @frozen(kw_only=True)
@@ -79,7 +118,12 @@ class Resume:
 
 @frozen(kw_only=True)
 class Cancel:
+    """JMX `CMSOperations.cancelInProgressSequences(node, kind)` (and `nodetool removenode
+    abort`, kind REMOVE): no liveness or state check."""
+
     node: NodeId
+    kind: OperationKind | None = None
+    """The sequence kind the caller expects (Cassandra requires one; None: any)."""
 
 
 @frozen(kw_only=True)
@@ -89,7 +133,7 @@ class Apply:
     transformation: Transformation
 
 
-Operation = Join | Leave | Remove | Move | Replace | Resume | Cancel | Apply
+Operation = Join | Leave | Remove | Move | Replace | Assassinate | AbortBootstrap | Resume | Cancel | Apply
 
 @frozen(kw_only=True)
 class OperatorRefusal(Transformation):
@@ -125,35 +169,68 @@ class OperationRun:
         return self.states[-1]
 
 
+def _refused(reason: str | None) -> Iterator[Transformation]:
+    if reason:
+        yield OperatorRefusal(reason=reason)
+
+
+def _without_in_cms(m: ClusterMetadata, node: NodeId) -> Iterator[Transformation]:
+    """ReconfigureCMS.maybeReconfigureCMS: a CMS member leaves the CMS (driven to the end) before
+    the operation that removes it from the ring; a refusal when too few candidates are left."""
+    plan = operator_checks.reconfigure_cms_without(m, node)
+    if isinstance(plan, str):
+        yield OperatorRefusal(reason=plan)
+    elif plan is not None:
+        yield plan
+        for _ in range(2 * len(plan.add) + len(plan.remove) + 1):  # each step, then FINISH
+            yield AdvanceCMSReconfiguration()
+
+
 def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
     """The transformations `op` stands for, given the metadata when it starts.
 
-    Later steps are generated lazily, so a step can depend on what earlier ones committed.
-    """
+    Later steps are generated lazily, so a step can depend on what earlier ones committed. An
+    OperatorRefusal (always rejected) stands for what the operator layer refuses."""
+    checks = getattr(op, "operator_checks", False)
     if isinstance(op, Join):
-        refusal = op.operator_checks and operator_checks.tokens_free(m, op.node.id, "join", op.node.tokens)
-        if refusal:
-            yield OperatorRefusal(reason=refusal)
+        if checks and (refusal := operator_checks.join(m, op.node.id, op.node.tokens)):
+            yield from _refused(refusal)
             return
         if op.node.id not in m.directory:
             yield Register(node=op.node.id, location=op.node.location, version=op.node.version)
         yield PrepareJoin(node=op.node.id, tokens=op.node.tokens)
         yield from _remaining(OperationKind.JOIN, op.node.id, Step.PREPARE, op.until)
     elif isinstance(op, Leave | Remove):
-        yield PrepareLeave(node=op.node, remove=isinstance(op, Remove), force=op.force)
-        yield from _remaining(OperationKind.LEAVE, op.node, Step.PREPARE, op.until)
+        yield from _leave(op, m, checks)
     elif isinstance(op, Move):
-        refusal = op.operator_checks and operator_checks.tokens_free(m, op.node, "move", op.tokens)
-        if refusal:
-            yield OperatorRefusal(reason=refusal)
+        if checks and (refusal := operator_checks.move(m, op.node, op.tokens)):
+            yield from _refused(refusal)
             return
         yield PrepareMove(node=op.node, tokens=op.tokens)
         yield from _remaining(OperationKind.MOVE, op.node, Step.PREPARE, op.until)
     elif isinstance(op, Replace):
+        if checks and (refusal := operator_checks.replace(m, op.node)):
+            yield from _refused(refusal)
+            return
         if op.by.id not in m.directory:
             yield Register(node=op.by.id, location=op.by.location, version=op.by.version)
+        if checks:  # Startup.startup: the CMS first, then PrepareReplace
+            yield from _without_in_cms(m, op.node)
         yield PrepareReplace(node=op.by.id, replaced=op.node)
         yield from _remaining(OperationKind.REPLACE, op.by.id, Step.PREPARE, op.until)
+    elif isinstance(op, Assassinate):
+        if op.node not in m.directory:
+            return  # "Gossip implementation of assassinate was a no-op. Preserving this behaviour."
+        if checks:
+            yield from _without_in_cms(m, op.node)
+        yield AssassinateNode(node=op.node)
+    elif isinstance(op, AbortBootstrap):
+        if checks and (refusal := operator_checks.abort_bootstrap(m, op.node)):
+            yield from _refused(refusal)
+            return
+        if m.in_progress.get(op.node) is not None:
+            yield CancelSequence(node=op.node)
+        yield Unregister(node=op.node, allowed=ABORT_BOOTSTRAP)
     elif isinstance(op, Resume):
         seq = m.in_progress.get(op.node)
         if seq is None:
@@ -161,9 +238,31 @@ def expand(op: Operation, m: ClusterMetadata) -> Iterator[Transformation]:
             return
         yield from _remaining(seq.kind, op.node, Step(seq.next_step - 1), op.until)
     elif isinstance(op, Cancel):
+        if (refusal := operator_checks.cancel(m, op.node, op.kind)):
+            yield from _refused(refusal)
+            return
         yield CancelSequence(node=op.node)
     else:
         yield op.transformation
+
+
+def _leave(op: Leave | Remove, m: ClusterMetadata, checks: bool) -> Iterator[Transformation]:
+    """decommission (SingleNodeSequences.decommission: a leave in progress is resumed) and
+    removenode (SingleNodeSequences.removeNode); each reconfigures the CMS first."""
+    kind = OperationKind.REMOVE if isinstance(op, Remove) else OperationKind.LEAVE
+    if checks:
+        refusal = (operator_checks.remove(m, op.node) if kind is OperationKind.REMOVE
+                   else operator_checks.decommission(m, op.node))
+        if refusal:
+            yield from _refused(refusal)
+            return
+        seq = m.in_progress.get(op.node)
+        if seq is not None:  # only a decommission gets here with a sequence: its own leave
+            yield from _remaining(seq.kind, op.node, Step(seq.next_step - 1), op.until)
+            return
+        yield from _without_in_cms(m, op.node)
+    yield PrepareLeave(node=op.node, remove=kind is OperationKind.REMOVE, force=op.force)
+    yield from _remaining(kind, op.node, Step.PREPARE, op.until)
 
 
 def run_transformations(start: ClusterMetadata, transformations: Iterable[Transformation],

@@ -43,6 +43,9 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
         target = m.natural_placement(params, token_map=after, boundaries=boundaries).entries
         if not after.tokens:  # the last token owner leaves (a forced removal): nobody replicates
             target = tuple((r, frozenset()) for r, _ in before)
+        if not current:  # the first join into an empty ring (UniformRangePlacement.planForJoin's
+            # "no other nodes" case): every range goes from nobody to its final replicas
+            before = tuple((r, frozenset()) for r, _ in target)
         changes: list[RangeDelta] = []
         locked: set[Range] = set()
         for i, ((r, old), (_, goal)) in enumerate(zip(before, target, strict=True)):
@@ -53,7 +56,8 @@ def plan(m: ClusterMetadata, after: TokenMap, new_tokens: Iterable[int] = (),
                 locked.add(r)
                 locked.add(before[(i + 1) % len(before)][0])
         # pre-split ranges (a token the ring already has splits nothing: a move keeping one)
-        locked.update(placement.reads.range_of(t) for t in new_tokens if t not in current)
+        if placement.reads.entries:  # (an empty ring has nothing to pre-split)
+            locked.update(placement.reads.range_of(t) for t in new_tokens if t not in current)
         deltas[ks] = tuple(changes)
         affected[ks] = locked
     return (PlacementDeltas(tuple(sorted(deltas.items()))), AffectedRanges.of(affected))

@@ -55,8 +55,10 @@ class ReplicaGroups:
     def split_at(self, tokens: Iterable[int]) -> ReplicaGroups:
         """Cut ranges at `tokens` without changing any replica set (PREPARE's split)."""
         cuts = sorted(set(tokens))
-        if not cuts or not self.entries:
+        if not cuts:
             return self
+        if not self.entries:  # an empty ring (its last owner left): the first join's ranges
+            return ReplicaGroups.of((Range(cuts[i - 1], cuts[i]), frozenset()) for i in range(len(cuts)))
         out: list[tuple[Range, Replicas]] = []
         for r, replicas in self.entries:
             if r.left < r.right:  # cuts strictly inside (left, right)
@@ -85,6 +87,8 @@ class ReplicaGroups:
         disappears once both sides have the same replicas again.
         """
         kept = set(keep)
+        if not kept and all(not replicas for _, replicas in self.entries):
+            return ReplicaGroups(())  # no token left at all: no range (as computed from scratch)
         if len(self.entries) <= 1:
             return self
         entries = list(self.entries)

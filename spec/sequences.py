@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from attrs import evolve, frozen
 
 from spec.locks import AffectedRanges
-from spec.nodes import NodeId, NodeState
+from spec.nodes import NodeId
 from spec.tokens import Range
 
 
@@ -71,8 +71,6 @@ class InProgressSequence:
     replaced: NodeId | None = None
     deltas: PlacementDeltas
     affected: AffectedRanges
-    prior_state: NodeState
-    """The node's state before PREPARE, restored by a cancel."""
 
     def advanced(self) -> InProgressSequence:
         return evolve(self, next_step=Step(self.next_step + 1))

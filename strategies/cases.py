@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 from attrs import frozen
 
 from spec.metadata import ClusterMetadata
-from spec.nodes import NodeState
+from spec.nodes import NodeId, NodeState
 from spec.sequences import OperationKind, Step
 
 T = TypeVar("T")
@@ -41,6 +41,9 @@ class Draw(Protocol):
 
     def uniform(self, a: float, b: float) -> float: ...
 
+
+ABORT_BOOTSTRAP_STATES = ("REGISTERED", "BOOTSTRAPPING", "BOOT_REPLACING")
+"""The Unregister that `nodetool abortbootstrap` commits (StorageService.abortBootstrap)."""
 
 DCS = ("dc1", "dc2", "dc3")
 RACKS = ("r1", "r2", "r3")
@@ -167,10 +170,15 @@ def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CA
         change = rng.choice([{"address": "10.0.0.1"}, {"address": node}, {"version": "6.1"}])
         return {"kind": "STARTUP", "node": node, **change}, fresh
     op = rng.choice(["join", "join", "leave", "remove", "move", "replace", "unregister"])
-    if op == "unregister":  # Cassandra's Unregister: REGISTERED or LEFT, a prepared join included
+    if op == "unregister":
+        # each caller's Unregister: `nodetool cms unregister` for a LEFT node, `nodetool
+        # abortbootstrap` for a REGISTERED one (decided on the submitter's view, which may not
+        # have seen a PREPARE_JOIN yet: finding unregister-prepared-join)
         gone = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED, NodeState.LEFT))
         if gone:
-            return {"kind": "UNREGISTER", "node": rng.choice(gone)}, fresh
+            node = rng.choice(gone)
+            left = m.directory.state(NodeId(node)) is NodeState.LEFT
+            return {"kind": "UNREGISTER", "node": node, "allowed": ["LEFT"] if left else list(ABORT_BOOTSTRAP_STATES)}, fresh
     if op in ("join", "replace") and (not registered or rng.random() < mix.register):
         fresh += 1
         new = {"id": f"x{fresh}", "dc": rng.choice(dcs), "rack": rng.choice(racks)}

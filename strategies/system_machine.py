@@ -313,8 +313,9 @@ class SystemMachine(RuleBasedStateMachine):
     @precondition(lambda self: "operations" in self.families and self.on("cancel") and self.running())
     @rule(pick=PICK)
     def cancel_sequence(self, pick: int) -> None:
-        """The operator cancels a running operation (CANCEL_SEQUENCE: `nodetool abortbootstrap`,
-        or the sequence's cancel from any node)."""
+        """The operator cancels a running operation: the JMX cancel
+        (CMSOperations.cancelInProgressSequences, no liveness check), from the operation's node
+        when it runs, else from the first live node."""
         self.c.cancel_operation(self._pick(self.running(), pick))
         self._run(STEP_MS)
 

@@ -2,8 +2,8 @@
 
 A shell around `campaign.fuzz.run_campaign`: parses options, shows progress on stderr, writes
 `DIR/runs.parquet` and `DIR/failures/<kind>-<seed>.json` as runs finish, prints one summary line
-and each cause class with its replay command. Exit 0 if every run is valid or fails with a known
-finding, 1 if any failed otherwise, 2 on bad options.
+and each cause class with its replay command (a known finding with its class: bug, hardening,
+documented, config). Exit 0 if every run is valid or fails with a known finding, 1 if any failed otherwise, 2 on bad options.
 """
 
 from __future__ import annotations
@@ -269,13 +269,15 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
     for cls, hits in order:
         first = hits[0]
         finding = _known(first)
-        tag = f"KNOWN {finding.id}" if finding is not None else "FAIL"
+        tag = f"KNOWN {finding.id} ({finding.klass})" if finding is not None else "FAIL"
         where = out / first["failure_file"] if first.get("failure_file") else None
         command = shlex.join(["tcmcheck", "replay", str(where)]) if where is not None else first["replay"]
         click.echo(f"{tag}: {len(hits)} × {cls} (first: {first['kind']} seed {first['seed']})")
         click.echo(f"  {command}")
         if finding is not None:
             click.echo(f"  {finding.summary}")
+            if finding.report is not None:
+                click.echo(f"  report for Cassandra's committers: {finding.report}")
 
 
 __all__ = ["check_seed_range", "fuzz", "summarize_campaign"]

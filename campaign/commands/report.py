@@ -95,11 +95,13 @@ def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path
     if s["causes"]:
         click.echo("causes:")
         for cause, n in s["causes"].items():
-            click.echo(f"  {n} × {cause}")
+            finding = next((f for f in s["failures"] if f["cause_class"] == cause and f["known"]), None)
+            tag = f" [known: {finding['known']}, {finding['known_class']}]" if finding else ""
+            click.echo(f"  {n} × {cause}{tag}")
     if s["failures"]:
         click.echo("failures:")
         for f in s["failures"]:
-            tag = f" [known: {f['known']}]" if f["known"] else ""
+            tag = f" [known: {f['known']}, {f.get('known_class')}]" if f["known"] else ""
             where = f"{f['dir']}: " if len(directories) > 1 else ""
             click.echo(f"  {where}{f['kind']} seed {f['seed']}: {f['cause']}{tag}")
             click.echo(f"    {replay_of(f, base)}")

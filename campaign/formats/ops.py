@@ -11,9 +11,10 @@ from campaign.formats.topology import parse_node, parse_tokens
 from campaign.formats.transformations import parse_transformation
 from spec import operations as O
 from spec.nodes import NodeId
-from spec.sequences import Step
+from spec.sequences import OperationKind, Step
 from spec.topology import Topology
 
+_KINDS = tuple(k.value for k in OperationKind)
 _UNTIL = {"PREPARE": Step.PREPARE, "START": Step.START, "MID": Step.MID, "FINISH": Step.FINISH}
 
 
@@ -54,7 +55,8 @@ def parse_operations(doc: Any, where: str = "operations", topology: Topology | N
                 known.add(node.id)
         elif kind in ("leave", "remove"):
             cls = O.Leave if kind == "leave" else O.Remove
-            op = cls(node=node_ref(raw, w), until=_until(raw, w), force=field(raw, "force", bool, w, default=False))
+            op = cls(node=node_ref(raw, w), until=_until(raw, w), force=field(raw, "force", bool, w, default=False),
+                     operator_checks=field(raw, "operator_checks", bool, w, default=True))
         elif kind == "move":
             op = O.Move(node=node_ref(raw, w), tokens=parse_tokens(field(raw, "tokens", list, w), w), until=_until(raw, w),
                         operator_checks=field(raw, "operator_checks", bool, w, default=True))
@@ -62,19 +64,30 @@ def parse_operations(doc: Any, where: str = "operations", topology: Topology | N
             by = parse_node(field(raw, "by", dict, w), f"{w}: by", tokens_required=False)
             if by.tokens:
                 raise BadInput(f"{w}: the replacement takes the replaced node's tokens; do not give it any")
-            op = O.Replace(node=node_ref(raw, w), by=by, until=_until(raw, w))
+            op = O.Replace(node=node_ref(raw, w), by=by, until=_until(raw, w),
+                           operator_checks=field(raw, "operator_checks", bool, w, default=True))
             if known is not None:
                 known.add(by.id)
         elif kind == "resume":
             op = O.Resume(node=node_ref(raw, w), until=_until(raw, w))
         elif kind == "cancel":
-            op = O.Cancel(node=node_ref(raw, w))
+            expected = field(raw, "kind", str, w, default=None)
+            if expected is not None and expected not in _KINDS:
+                raise BadInput(f"{w}: 'kind' must be one of {', '.join(_KINDS)}, not {expected!r}")
+            op = O.Cancel(node=node_ref(raw, w), kind=None if expected is None else OperationKind(expected))
+        elif kind == "assassinate":
+            op = O.Assassinate(node=NodeId(field(raw, "node", str, w)),
+                               operator_checks=field(raw, "operator_checks", bool, w, default=True))
+        elif kind == "abortbootstrap":
+            op = O.AbortBootstrap(node=node_ref(raw, w),
+                                  operator_checks=field(raw, "operator_checks", bool, w, default=True))
         elif kind == "transformation":
             t = parse_transformation(field(raw, "transformation", dict, w), w)
             op = O.Apply(transformation=t)
             if known is not None and t.kind == "REGISTER":
                 known.add(getattr(t, "node"))  # noqa: B009  # every REGISTER has node
         else:
-            raise BadInput(f"{w}: unknown op (join, leave, move, replace, remove, resume, cancel, transformation)")
+            raise BadInput(f"{w}: unknown op (join, leave, move, replace, remove, assassinate, abortbootstrap, "
+                           "resume, cancel, transformation)")
         ops.append(op)
     return tuple(ops)

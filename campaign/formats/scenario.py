@@ -67,7 +67,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
     nodes = Nodes(topo.get("nodes"))
     operations = E.operations(obj, nodes)
     cancels = E.cancels(obj, nodes)
-    cms_size, cms_members = _cms(obj, nodes)
+    cms_size, cms_members, cms_reconfigure_at = _cms(obj, nodes)
     submissions = E.submissions(obj, nodes)
     workloads = E.workloads(obj, nodes, len(submissions))
     requests = len(submissions) + sum(w.count for w in workloads)
@@ -82,6 +82,7 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
     # may carry a state
     parse_topology(topo, "topology", gossip=initialize is not None)
     return Scenario(topology=canonical_json(topo), cms_size=cms_size, cms_members=cms_members,
+                    cms_reconfigure_at=cms_reconfigure_at,
                     submissions=submissions, workloads=workloads, crashes=crashes, partitions=partitions,
                     cms_changes=changes, initialize=initialize, network=network,
                     settings=evolve(_settings(obj.get("settings", {}), mode),
@@ -91,13 +92,19 @@ def parse_scenario(doc: Any, *, base: Path | None = None) -> Scenario:
                     decisions=_decisions(obj), decision_seed=_decision_seed(obj))
 
 
-def _cms(obj: dict[str, Any], nodes: Nodes) -> tuple[int | None, tuple[str, ...] | None]:
-    """The first CMS: its members, or its size (the lowest ids), or the CEP's sizing policy."""
+def _cms(obj: dict[str, Any], nodes: Nodes) -> tuple[int | None, tuple[str, ...] | None, int]:
+    """The first CMS: its members, or its size (the lowest ids), or the CEP's sizing policy (and
+    when the operator first applies it)."""
     cms_size: int | None = None
     cms_members: tuple[str, ...] | None = None
+    reconfigure_at = 0
     if "cms" in obj:
         cms = F.obj(obj["cms"], "cms")
-        F.keys(cms, {"size", "members", "policy"}, "cms")
+        F.keys(cms, {"size", "members", "policy", "reconfigure_at_ms"}, "cms")
+        if "reconfigure_at_ms" in cms:
+            if "members" in cms or "size" in cms:
+                raise BadInput("cms.reconfigure_at_ms: only with the sizing policy")
+            reconfigure_at = F.ms(cms["reconfigure_at_ms"], "cms.reconfigure_at_ms")
         if "members" in cms:
             cms_members = nodes.node_list(cms["members"], "cms.members")
             if not cms_members:
@@ -110,7 +117,7 @@ def _cms(obj: dict[str, Any], nodes: Nodes) -> tuple[int | None, tuple[str, ...]
         elif cms.get("policy", "auto") != "auto":
             raise BadInput("cms.policy: only \"auto\" (the CEP's sizing policy) is known")
 
-    return cms_size, cms_members
+    return cms_size, cms_members, reconfigure_at
 
 
 def _cms_changes(obj: dict[str, Any], nodes: Nodes) -> tuple[CmsChange, ...]:

@@ -24,7 +24,9 @@ from impl.scenario import (
     Workload,
 )
 
-OPS = ("join", "leave", "move", "replace", "remove")
+OPS = ("join", "leave", "move", "replace", "remove", "assassinate")
+CANCEL_HOW = ("jmx", "abortbootstrap")
+SEQUENCE_KINDS = ("JOIN", "LEAVE", "REMOVE", "MOVE", "REPLACE")
 
 
 def operations(obj: dict[str, Any], nodes: Nodes) -> tuple[Operation, ...]:
@@ -52,10 +54,10 @@ def operations(obj: dict[str, Any], nodes: Nodes) -> tuple[Operation, ...]:
             nodes.ids.add(name)
         else:
             nodes.node(name, f"{where}.node")
-        if op in ("replace", "remove"):
+        if op in ("replace", "remove", "assassinate"):
             target = nodes.node(o.get("target"), f"{where}.target")
         elif "target" in o:
-            raise BadInput(f"{where}.target: only replace and remove take a target")
+            raise BadInput(f"{where}.target: only replace, remove and assassinate take a target")
         tokens: tuple[int, ...] = ()
         if op in ("join", "move"):
             raw = F.lst(o.get("tokens"), f"{where}.tokens")
@@ -74,8 +76,16 @@ def cancels(obj: dict[str, Any], nodes: Nodes) -> tuple[Cancel, ...]:
     for i, c in enumerate(F.lst(obj.get("cancels", []), "cancels")):
         where = f"cancels[{i}]"
         c = F.obj(c, where)
-        F.keys(c, {"node", "at_ms"}, where)
-        cancels.append(Cancel(node=nodes.node(c.get("node"), where), at=F.ms(c.get("at_ms", 0), f"{where}.at_ms")))
+        F.keys(c, {"node", "at_ms", "how", "by", "kind"}, where)
+        how = c.get("how", "jmx")
+        if how not in CANCEL_HOW:
+            raise BadInput(f"{where}.how: expected one of {', '.join(CANCEL_HOW)}, got {how!r}")
+        kind = c.get("kind")
+        if kind is not None and (how != "jmx" or kind not in SEQUENCE_KINDS):
+            raise BadInput(f"{where}.kind: a jmx cancel's expected sequence kind, one of {', '.join(SEQUENCE_KINDS)}")
+        by = nodes.node(c["by"], f"{where}.by") if "by" in c else None
+        cancels.append(Cancel(node=nodes.node(c.get("node"), where), at=F.ms(c.get("at_ms", 0), f"{where}.at_ms"),
+                              how=str(how), by=by, kind=kind))
 
     return tuple(cancels)
 

@@ -10,11 +10,12 @@ from campaign.formats.jsonio import field
 from campaign.formats.topology import parse_node, parse_replication, parse_tokens, replication_json
 from spec import schema as S
 from spec import transformations as T
-from spec.nodes import Location, NodeId, NodeVersion
+from spec.nodes import Location, NodeId, NodeState, NodeVersion
+from spec.transformations.register import ALL_STATES
 
 _NODE_ONLY: dict[str, Callable[..., T.Transformation]] = {
     cls.kind: cls for cls in (
-        T.Unregister, T.StartJoin, T.MidJoin, T.FinishJoin, T.StartLeave, T.MidLeave, T.FinishLeave,
+        T.StartJoin, T.MidJoin, T.FinishJoin, T.StartLeave, T.MidLeave, T.FinishLeave,
         T.StartMove, T.MidMove, T.FinishMove, T.StartReplace, T.MidReplace, T.FinishReplace,
         T.CancelSequence, T.Assassinate,
     )
@@ -35,6 +36,14 @@ def _ids(raw: Any, where: str) -> list[NodeId]:
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
         raise BadInput(f"{where}: expected a list of node ids")
     return [NodeId(x) for x in raw]
+
+
+def _states(raw: list[Any], where: str) -> frozenset[NodeState]:
+    names = {s.name for s in NodeState}
+    for x in raw:
+        if not isinstance(x, str) or x not in names:
+            raise BadInput(f"{where}: allowed: {x!r} is not a node state (one of {', '.join(s.name for s in NodeState)})")
+    return frozenset(NodeState(x) for x in raw)
 
 
 def parse_schema_change(raw: Any, where: str) -> S.SchemaChange:
@@ -74,6 +83,11 @@ def parse_transformation(raw: Any, where: str = "transformation") -> T.Transform
         return T.AdvanceCMSReconfiguration(sequence_index=index)
     if kind in _NODE_ONLY:
         return _NODE_ONLY[kind](node=NodeId(field(raw, "node", str, w)))
+    if kind == "UNREGISTER":
+        node = NodeId(field(raw, "node", str, w))
+        if "allowed" not in raw:
+            return T.Unregister(node=node)
+        return T.Unregister(node=node, allowed=_states(field(raw, "allowed", list, w), w))
     if kind in _NO_FIELDS:
         return _NO_FIELDS[kind]()
     if kind == "REGISTER":
@@ -145,6 +159,10 @@ def transformation_json(t: T.Transformation) -> dict[str, Any]:
             out["version"] = t.version.release
     elif isinstance(t, T.AdvanceCMSReconfiguration) and t.sequence_index is not None:
         out["sequence_index"] = t.sequence_index
+    elif isinstance(t, T.Unregister):
+        out["node"] = t.node
+        if t.allowed != ALL_STATES:  # Cassandra's EnumSet order
+            out["allowed"] = [s.name for s in NodeState if s in t.allowed]
     elif isinstance(t, T.PrepareReplace):
         out |= {"node": t.node, "replaced": t.replaced}
     elif isinstance(t, T.AlterSchema):

@@ -4,7 +4,8 @@ The case is `{"topology": TOPOLOGY.json, "transformations": [...]}` in the wire 
 docs/transformations-json.md, drawn from the run's `random.Random(seed)` while running the spec
 (strategies/cases.py proposes each next transformation against the spec's current metadata).
 Valid iff spec and `impl.metadata.execute` agree on acceptance, epoch, placements, node states,
-tokens and CMS sets after every step, the spec's invariants hold after every committed step, and
+tokens, CMS sets and the settled write placement (ClusterMetadata.writePlacementAllSettled) after
+every step, the spec's invariants hold after every committed step, and
 Z3 proves QUORUM/QUORUM intersection for window 1 over the spec's epochs.
 """
 
@@ -16,13 +17,13 @@ from typing import Any
 
 from campaign.errors import BadInput
 from campaign.formats.fields import lst, obj
-from campaign.formats.placements import placements_json
+from campaign.formats.placements import groups_json, placements_json
 from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from campaign.run import cause as C
 from campaign.run.cause import Cause
 from campaign.run.record import Outcome, RunSpec
-from campaign.run.variants import metadata_execute
+from campaign.run.variants import metadata_execute, metadata_settled
 from checkers.quorum.from_spec import history_from_states
 from checkers.quorum.z3prover import prove_history
 from impl.metadata import Accepted, Metadata
@@ -30,6 +31,7 @@ from spec.consistency import ConsistencyLevel
 from spec.fixes import execute as spec_fixed
 from spec.invariants import violations
 from spec.metadata import ClusterMetadata
+from spec.settled import write_placement_all_settled
 from spec.transformations import Rejected
 from strategies.cases import SMALL_TOKENS, next_transformation, topology
 
@@ -83,6 +85,7 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
     then prove quorum intersection over the spec's epochs (`record_decisions`: no schedule here)."""
     assert spec.case is not None
     impl_execute = metadata_execute(spec.mutant, spec.fixes)
+    impl_settled = metadata_settled(spec.mutant)
     topo_doc = spec.case["topology"]
     spec_m = ClusterMetadata.initial(parse_topology(topo_doc, "case topology"))
     impl_m = Metadata.from_topology(topo_doc)
@@ -114,7 +117,7 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
         spec_m, impl_m = spec_r.metadata, impl_r.metadata
         states.append(spec_m)
         committed[spec_m.epoch] = t_json
-        differs = _first_difference(spec_m, impl_m)
+        differs = _first_difference(spec_m, impl_m) or _settled_difference(spec_m, impl_m, impl_settled)
         if differs is not None:
             evidence = {"step": i, "transformation": t_json, "differs": differs}
             cause = C.refine_step(where, f"spec and impl disagree on {differs}")
@@ -181,6 +184,15 @@ def _same_replication_segments(states: list[Any]) -> list[list[Any]]:
         else:
             segments[-1].append(m)
     return segments
+
+
+def _settled_difference(spec_m: ClusterMetadata, impl_m: Metadata, impl_settled: Any) -> str | None:
+    """ClusterMetadata.writePlacementAllSettled on both sides (CASSANDRA-19193's property)."""
+    mine = write_placement_all_settled(spec_m)
+    want = None if mine is None else {ks: groups_json(g) for ks, g in mine.items()}
+    if want != impl_settled(impl_m):
+        return "the settled write placement"
+    return None
 
 
 def _first_difference(spec_m: ClusterMetadata, impl_m: Metadata) -> str | None:

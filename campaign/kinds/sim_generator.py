@@ -105,9 +105,11 @@ def _faults(rng: random.Random, ids: list[str], horizon: int, crashes: list[dict
             cut = rng.randint(1, len(ids) - 1)
             faults["partitions"].append({"groups": [sorted(shuffled[:cut]), sorted(shuffled[cut:])],
                                          "start_ms": start, "heal_ms": heal})
+    dead = {c["node"] for c in crashes}
     for node in rng.sample(ids, rng.randint(0, 2)):
         at = rng.randint(0, horizon)
-        faults["crashes"].append({"node": node, "at_ms": at, "restart_ms": at + rng.randint(50, horizon)})
+        if node not in dead:  # a replace's or removenode's target stays dead
+            faults["crashes"].append({"node": node, "at_ms": at, "restart_ms": at + rng.randint(50, horizon)})
     return faults
 
 
@@ -178,8 +180,13 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
             o["node"] = f"d{k + 1}"
             o["dc"] = rng.choice(dcs)
             o["rack"] = "r1"
+        elif op == "move":
+            # SingleNodeSequences.move refuses a node holding more than one token
+            single = [n["id"] for n in topo["nodes"] if len(n["tokens"]) == 1]
+            o["node"] = rng.choice(single or ids[len(ids) // 2:])
         else:
-            # why the upper half: the lowest ids tend to be CMS members, which may not leave
+            # why the upper half: the lowest ids tend to be CMS members (a member leaves the CMS
+            # first: maybeReconfigureCMS)
             o["node"] = rng.choice(ids[len(ids) // 2:])
         if op in ("replace", "remove"):
             o["target"] = rng.choice(ids[len(ids) // 2:])
@@ -189,22 +196,43 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
                 upper = ids[len(ids) // 2:]
                 o["node"] = upper[(upper.index(o["target"]) + 1) % len(upper)]
             if op == "replace":
-                o["dc"] = next(n["dc"] for n in topo["nodes"] if n["id"] == o["target"])
-            # the target dies first, long enough before for the asking node's failure detector
-            # to convict it (removenode and replace refuse a node seen alive), and comes back
-            # later (a node dead for good can leave a CMS reconfiguration that chose it, and so
-            # every commit, blocked until an operator acts)
-            died = max(0, at - rng.randint(3_000, 8_000))
-            crashes.append({"node": o["target"], "at_ms": died, "restart_ms": at + rng.randint(3_000, 6_000)})
+                # the replaced node's DC and rack: a replacement elsewhere is finding
+                # cross-dc-replace (its bootstrap halts, or its DC ends below RF)
+                o["dc"], o["rack"] = next((n["dc"], n["rack"]) for n in topo["nodes"] if n["id"] == o["target"])
+            # the target dies for good when the operation was drawn, and the operation runs once
+            # the asking node's failure detector has convicted it (removenode and replace refuse
+            # a node seen alive); the client load goes on beside it (`_load_beside`)
+            crashes.append({"node": o["target"], "at_ms": at})
+            o["at_ms"] = at + REMOVAL_AFTER_DEATH_MS
         if op in ("join", "move"):
             o["tokens"] = [rng.randint(-(2**63) + 1, 2**63 - 1)]
         operations.append(o)
         if rng.random() < 0.2:
-            cancels.append({"node": o["node"], "at_ms": at + rng.randint(0, 500)})
+            cancels.append({"node": o["node"], "at_ms": o["at_ms"] + rng.randint(0, 500)})
     if operations:
         doc["operations"] = operations
+        _load_beside(doc, operations)
     if cancels:
         doc["cancels"] = cancels
+
+
+REMOVAL_AFTER_DEATH_MS = 40_000
+"""How long after its target dies a replace or removenode runs: Cassandra refuses to replace or
+remove a node the submitting node sees alive (Startup: "Cannot replace a live node... ";
+SingleNodeSequences.removeNode: "... is alive and owns this ID"), and the failure detector
+(impl/node/failure_detector.py) convicts a dead node after 20-30 s here."""
+
+
+def _load_beside(doc: dict[str, Any], operations: list[dict[str, Any]]) -> None:
+    """A replace or removenode runs 40 s after the client load drawn for the run has ended: the
+    same load (its keyspace, levels and keys; half its count) runs again around it, so that a
+    range it moves holds keys written before and read after (no draw: every choice stays)."""
+    late = sorted(o["at_ms"] for o in operations if o["op"] in ("replace", "remove"))
+    if not late or not doc.get("clients"):
+        return
+    first = doc["clients"][0]
+    doc["clients"].append({**first, "count": max(10, first["count"] // 2),
+                           "start_ms": late[0] - 1_000, "spread_ms": 6_000})
 
 
 def _clients(rng: random.Random, topo: dict[str, Any], horizon: int, multi_dc: bool) -> list[dict[str, Any]]:

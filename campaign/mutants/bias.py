@@ -15,6 +15,7 @@ import zlib
 from typing import Any
 
 from campaign.formats.scenario import parse_scenario
+from campaign.kinds.sim import REMOVAL_AFTER_DEATH_MS
 from impl.bugs import BY_NAME
 from impl.cluster import run_scenario
 from impl.data.partitioner import token
@@ -72,10 +73,12 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         case.pop("clients", None)
         for ks in case["topology"]["keyspaces"]:
             ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 1}
-        # removenode is for a dead node: the target is down for good before the remove starts
+        # removenode is for a dead node: the target dies for good when the remove was drawn,
+        # and the remove runs once the asker's failure detector has convicted it (Cassandra
+        # refuses to remove a node it sees alive)
         faults = case.setdefault("faults", {})
-        faults["crashes"] = [{"node": o["target"], "at_ms": max(0, int(o["at_ms"]) - 100)}
-                             for o in case["operations"] if o["op"] == "remove"][:1]
+        faults["crashes"] = [{"node": target, "at_ms": int(first["at_ms"])}]
+        case["operations"][0]["at_ms"] = int(first["at_ms"]) + REMOVAL_AFTER_DEATH_MS
         faults["partitions"] = []
     ops = case.get("operations", [])
     faults = case.setdefault("faults", {})
@@ -113,7 +116,9 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
     return case
 
 
-CMS_POLICY_SWITCHES = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms")
+CMS_POLICY_SWITCHES = ("cms-reconfig-chooses-down-nodes", "decommission-shrinks-cms",
+                       "cms-not-reconfigured-after-operation", "assassinate-skips-cms-reconfiguration",
+                       "cms-commit-fails-after-leaving-cms")
 
 # why barrier-at-one too: a barrier met by ONE replica lets FINISH commit while the cut-off
 # pair still routes by old placements, as a missing barrier does (the shape caught it in 5 of
@@ -125,36 +130,69 @@ _STALE_SHAPE = ("no-progress-barrier", "barrier-at-one", "mid-drops-old-write-re
                 "barrier-new-replicas-only")
 
 
-def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
-    """The CMS sizing policy with one node gone for good, the schema workload racing it: no
-    client, no other operation, no partition (the policy's choices are what is under test).
+CMS_LATE_MS = 45_000
+"""When the CMS shapes' operator acts: after the first growth of the CMS has ended (a member dying
+during it can leave the CMS without a majority, which rightly stops everything) and after every
+failure detector has convicted a node crashed at 5 s (phi 8: 20-30 s of silence here, at one
+gossip round a second), as an operator acts on a node known dead."""
 
-    - cms-reconfig-chooses-down-nodes: the second-lowest id is down from the start, so the
-      policy's first growth (from the one initial member) has a down node among the lowest ids
-      to choose or to skip.
-    - decommission-shrinks-cms: a CMS member (the second-lowest id, once the CMS has grown) dies
-      for good and a new node replaces it (PrepareReplace has no CMS check), so a member leaves
-      the ring and the policy must put another node in its seat."""
+
+def _cms_policy_bias(name: str, case: dict[str, Any]) -> dict[str, Any]:
+    """The CMS at the CEP's sizing policy, one operator action on it, the schema workload racing
+    it: no client, no other operation, no partition (the CMS's placements are what is under
+    test); every keyspace at RF 3 (a replace streams from a remaining replica).
+
+    - cms-reconfig-chooses-down-nodes (CASSANDRA-19943): the second-lowest id is down for good
+      from the start and the operator's first `nodetool cms reconfigure` comes late, so the
+      policy's growth has a down node among the lowest ids to choose or to skip.
+    - decommission-shrinks-cms (CASSANDRA-18416): a CMS member (the second-lowest id)
+      decommissions itself; maybeReconfigureCMS must put another node in its seat first.
+    - cms-commit-fails-after-leaving-cms (CASSANDRA-19872): the same decommission while the
+      leaving member submits schema changes of its own, which it takes up after its removal.
+    - cms-not-reconfigured-after-operation (CASSANDRA-19705): on three nodes (its dtest,
+      replaceEqualRF) a CMS member dies and is replaced: no other node can take its seat before
+      the replacement has joined, so only ensureCMSPlacement after FINISH_REPLACE refills it; on
+      five nodes a sixth joins, which raises the policy's size from three to five.
+    - assassinate-skips-cms-reconfiguration (CASSANDRA-19768, its dtest): a CMS member dies and
+      the highest id assassinates it."""
     case = copy.deepcopy(case)
     ids = sorted(n["id"] for n in case["topology"]["nodes"])
     case["cms"] = {"policy": "auto"}
     for key in ("clients", "operations", "cancels", "submissions"):
         case.pop(key, None)
     for ks in case["topology"]["keyspaces"]:
-        # why RF 3: a replace streams each range from a remaining replica (none with RF 1)
         ks["replication"] = {"class": "SimpleStrategy", "replication_factor": 3}
     faults = case.setdefault("faults", {})
     faults["partitions"] = []
+    faults["crashes"] = []
     victim = ids[1]
+    dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
     if name == "cms-reconfig-chooses-down-nodes":
         faults["crashes"] = [{"node": victim, "at_ms": 0}]
+        case["cms"]["reconfigure_at_ms"] = CMS_LATE_MS
+    elif name in ("decommission-shrinks-cms", "cms-commit-fails-after-leaving-cms"):
+        case["operations"] = [{"op": "leave", "node": victim, "at_ms": CMS_LATE_MS}]
+        if name == "cms-commit-fails-after-leaving-cms":
+            # the leaving member's own schema changes race its removal from the CMS: the ones
+            # it takes up after it has left must go to a current member
+            case.setdefault("workloads", []).append({"kind": "schema", "count": 40, "names": 5,
+                                                     "start_ms": CMS_LATE_MS, "spread_ms": 300,
+                                                     "nodes": [victim]})
+    elif name == "cms-not-reconfigured-after-operation" and len(ids) != 3:
+        taken = {t for n in case["topology"]["nodes"] for t in n["tokens"]}
+        spot = next(t for t in range(1, 2**20) if t not in taken)
+        case["operations"] = [{"op": "join", "node": "d1", "dc": dc, "rack": "r1", "tokens": [spot],
+                               "at_ms": CMS_LATE_MS}]
     else:
-        # why this late: the policy's first growth has ended (a member dying during it can
-        # leave the CMS without a majority, which rightly stops everything)
+        # why 5 s: the CMS's first growth has ended (a member dying during it stalls it)
         faults["crashes"] = [{"node": victim, "at_ms": 5_000}]
-        dc = next(n["dc"] for n in case["topology"]["nodes"] if n["id"] == victim)
-        case["operations"] = [{"op": "replace", "node": "d1", "target": victim, "dc": dc, "rack": "r1",
-                               "at_ms": 6_000}]
+        op = "replace" if name == "cms-not-reconfigured-after-operation" else "assassinate"
+        node = "d1" if op == "replace" else ids[-1]
+        case["operations"] = [{"op": op, "node": node, "target": victim, "dc": dc, "rack": "r1",
+                               "at_ms": CMS_LATE_MS}]
+        if op == "assassinate":
+            for key in ("dc", "rack"):
+                case["operations"][0].pop(key)
     return case
 
 

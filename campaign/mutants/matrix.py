@@ -89,6 +89,11 @@ def exercises(name: str | None, case: dict[str, Any]) -> bool:
     if focus == "ops":
         return bool(case.get("operations")) and bool(case.get("clients")) \
             and len(case["topology"]["nodes"]) >= 6
+    if name == "cms-not-reconfigured-after-operation":
+        # only there can a replace (3 nodes) or a join (5 to 6) leave the CMS short without it
+        return len(case["topology"]["nodes"]) in (3, 5)
+    if name == "assassinate-skips-cms-reconfiguration":
+        return len(case["topology"]["nodes"]) >= 3
     if name in CMS_POLICY_SWITCHES:
         return len(case["topology"]["nodes"]) >= 4
     if name == "discovery-never-resets-unchanged-rounds":

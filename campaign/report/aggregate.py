@@ -152,6 +152,7 @@ class Tally:
         for f in failures:
             finding = known_finding(f["cause_class"], fixes_of(f))
             f["known"] = finding.id if finding else None
+            f["known_class"] = finding.klass if finding else None
         runs = sum(int(k[0]) for k in self.kinds.values())
         return {
             "runs": runs,

@@ -303,7 +303,8 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
         for cls, n in s["causes"].items():
             first = next(f for f in s["failures"] if f["cause_class"] == cls)
             finding = known_finding(cls)
-            tag = f"<span class=known>known: {esc(finding.id)}</span>" if finding else "<span class=new>new</span>"
+            tag = (f"<span class=known>known: {esc(finding.id)} ({esc(finding.klass)})</span>" if finding
+                   else "<span class=new>new</span>")
             parts.append(f"<tr><td>{esc(cls)} {tag}</td><td>{n}</td><td>{esc(first['kind'])} seed {first['seed']}</td>"
                          f"<td><code>{esc(replay_of(first, base))}</code></td></tr>")
         parts.append("</table>")

@@ -140,6 +140,20 @@ def spec_replay(detail: str) -> Cause:
     return Cause(family="spec-replay", klass="spec replay", text=f"spec replay: {detail}")
 
 
+def spec_invariant(name: str, detail: str) -> Cause:
+    """A spec invariant broken by the final state of a simulated run's committed log: the same
+    class as in a refine run (`invariant NAME`), so a known finding matches both."""
+    return Cause(family="spec-replay", klass=f"invariant {name}",
+                 text=f"spec replay: invariant {name} at the end: {detail}")
+
+
+def install_keys(node: str, before: int, after: int, reported: tuple[str, ...], changed: tuple[str, ...]) -> Cause:
+    """A snapshot install that reported other modified metadata keys than the ones it changed."""
+    return Cause(family="holdings", klass="holdings: a snapshot install reported the wrong modified keys",
+                 text=f"holdings: {node} installed the snapshot of epoch {after} from epoch {before} and "
+                      f"reported {', '.join(reported) or 'nothing'} modified; it changed {', '.join(changed) or 'nothing'}")
+
+
 def metadata_differs(node: str, epoch: int, when: str, parts: str) -> Cause:
     what = f"metadata differs from the spec on {parts}"
     return Cause(family="holdings", klass=f"holdings: {what}",
@@ -200,5 +214,5 @@ __all__ = ["FAMILIES", "LOST_BY_SINGLE_SOURCE", "REGULAR", "RELAXED_BARRIER", "S
            "STALE_COORDINATOR_READ",
            "TRACE_INVARIANTS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict",
            "crash", "durability", "epoch_regression", "error", "history", "initial_placements_differ",
-           "liveness", "logs", "lost_write", "metadata_differs", "quorum", "refine_step", "spec_replay",
-           "stale_read", "stateful", "timeout", "trace", "worker_died"]
+           "install_keys", "liveness", "logs", "lost_write", "metadata_differs", "quorum", "refine_step",
+           "spec_invariant", "spec_replay", "stale_read", "stateful", "timeout", "trace", "worker_died"]

@@ -1,18 +1,28 @@
 """Findings the harness has made and reported: places where Cassandra's rules, which spec/ and
-impl/ follow, let an invariant break (docs/findings.md has each one in full).
+impl/ follow, let an invariant break (docs/findings.md has each one in full; each `bug` has a
+report for Cassandra's committers in docs/findings/ID.md).
 
 A campaign still runs and records every failing run; a failure whose cause class
-(`Cause.klass`, campaign/run/cause.py) is listed here is reported apart as a known finding
-instead of failing the campaign, so that a new bug stands out. `tcmcheck fuzz --strict` fails on known findings too. Each finding names its proposed fix
-(spec/fixes.py, impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on.
-Remove an entry when the behaviour it describes is changed.
+(`Cause.klass`, campaign/run/cause.py) is listed here is reported apart as a known finding,
+with its class, instead of failing the campaign, so that a new bug stands out. `tcmcheck fuzz
+--strict` fails on known findings too. Each finding names its proposed fix (spec/fixes.py,
+impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on. Remove an entry
+when the behaviour it describes is changed.
+
+Classes (what it takes to reach it in Cassandra, trunk 6bbe85ef):
+- `bug`: a user or operator path reaches it with default settings;
+- `hardening`: only past an operator check, by operator error, or by a direct submission of
+  the transformations (a racing or buggy path);
+- `documented`: Cassandra documents it and its remedy;
+- `config`: it needs a non-default setting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from attrs import frozen
+from attrs import field, frozen
+from attrs.validators import in_
 
 from campaign.run.cause import (
     LOST_BY_SINGLE_SOURCE,
@@ -22,10 +32,14 @@ from campaign.run.cause import (
     clients,
 )
 
+CLASSES = ("bug", "hardening", "documented", "config")
+
 
 @frozen(kw_only=True)
 class KnownFinding:
     id: str
+    klass: str = field(validator=in_(CLASSES))
+    """bug, hardening, documented or config (the module doc)."""
     cause_classes: tuple[str, ...]
     """The `Cause.klass` of the failures it explains (one per way a run shows it)."""
     summary: str
@@ -35,72 +49,113 @@ class KnownFinding:
     fix: str
     """The proposed fix's name (`--fix NAME`)."""
 
+    @property
+    def report(self) -> str | None:
+        """The committer's report, for a bug."""
+        return f"docs/findings/{self.id}.md" if self.klass == "bug" else None
+
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding(
         id="cancel-after-mid",
+        klass="bug",
         cause_classes=("quorum: disjoint-across-epochs (across CANCEL_SEQUENCE)",),
         summary=(
-            "CANCEL_SEQUENCE after MID moves reads back and narrows writes in one epoch (as "
-            "Cassandra's BootstrapAndJoin.cancel / revertPlacements does), so a read quorum at "
-            "the MID epoch and a write quorum at the cancel epoch can be disjoint: with RF 1, "
-            "join X until MID then cancel reads {X} at epoch 4 and writes {A} at epoch 5. "
-            "Fix two-epoch-cancel: reads back first, writes narrowed in the next epoch."
+            "CANCEL_SEQUENCE after MID moves reads back and narrows writes in one epoch, with no "
+            "progress barrier (BootstrapAndJoin.cancel(ClusterMetadata) applies midJoin's and "
+            "startJoin's inverse deltas together; Move, UnbootstrapAndLeave and BootstrapAndReplace "
+            "likewise), so a read quorum at the MID epoch and a write quorum at the cancel epoch can "
+            "be disjoint: join X into A..D (RF 3) until MID, then the JMX cancel "
+            "(cancelInProgressSequences, no liveness check): reads {X, A} at epoch 4, writes {B, C} "
+            "at epoch 5. Join, move and leave need only a lagging reader (bug); replace and "
+            "removenode also need the replaced/removed node to acknowledge writes (hardening). "
+            "Variants in examples/findings/cancel-after-mid/. Fix two-epoch-cancel."
         ),
-        replay="tcmcheck replay --kind refine --seed 41",
+        replay="tcmcheck replay examples/findings/cancel-after-mid.json",
         fix="two-epoch-cancel",
     ),
     KnownFinding(
         id="nts-rack-composition",
+        klass="bug",
         cause_classes=("invariant at_rest_matches_from_scratch",),
         summary=(
             "Two sequences on disjoint locked ranges (UniformRangePlacement.planFor* computes each "
             "plan against the ring of its PREPARE; nothing checks that the deltas compose) end off "
-            "the natural placement under NetworkTopologyStrategy's rack rule: join X@161 (rack r3) "
-            "and move n5->5 both complete and the at-rest placements differ from scratch. "
-            "Fix composition-guard: refuse a PREPARE whose deltas do not compose with those in flight."
+            "the natural placement under NetworkTopologyStrategy's rack rule: X joins at 212 (rack "
+            "r2) and n3 (one token) moves 26 -> 113, both prepared before either starts; both "
+            "complete and the at-rest placements differ from scratch. UNSAFE_JOIN composes the same "
+            "way. Fix composition-guard: refuse a PREPARE whose deltas do not compose with those in flight."
         ),
         replay="tcmcheck replay examples/findings/nts-rack-composition.json",
         fix="composition-guard",
     ),
     KnownFinding(
         id="unregister-prepared-join",
+        klass="bug",
         cause_classes=("invariant sequences_name_registered_nodes",),
         summary=(
-            "Cassandra's Unregister checks only the node's state (REGISTERED or LEFT), and a node "
-            "whose join is prepared is still REGISTERED (StartJoin sets BOOTSTRAPPING): unregistering "
-            "it leaves a sequence and a range lock for a node the directory no longer has, which "
-            "StartJoin cannot apply; the lock stays until a cancel. Fix unregister-idle-only."
+            "Unregister checks only the start states its caller allows, and nodetool abortbootstrap "
+            "decides on its own node's metadata: a node that has not seen X's PREPARE_JOIN (X "
+            "crashed after it) finds X REGISTERED with no sequence, cancels nothing and commits "
+            "Unregister(X, {REGISTERED, BOOTSTRAPPING, BOOT_REPLACING}), which the CMS accepts on "
+            "the newest metadata: X's sequence and range lock stay for a node the directory no "
+            "longer has (START cannot commit; only the JMX cancel clears it). Fix unregister-idle-only."
         ),
         replay="tcmcheck replay examples/findings/unregister-prepared-join.json",
         fix="unregister-idle-only",
     ),
     KnownFinding(
-        id="replace-cms-member",
-        cause_classes=("invariant cms_is_consistent",),
-        summary=(
-            "PrepareReplace has no CMS check and FinishReplace removes the replaced node from the "
-            "directory: replacing a CMS member through the transformations alone leaves a CMS "
-            "member that is not in the directory (Cassandra's node-driven path reconfigures the CMS "
-            "first; a racing or direct submission does not). Fix replace-cms-member-guard."
-        ),
-        replay="tcmcheck replay examples/findings/replace-cms-member.json",
-        fix="replace-cms-member-guard",
-    ),
-    KnownFinding(
         id="cross-dc-replace",
-        cause_classes=("invariant reads_have_replication_factor",),
+        klass="bug",
+        cause_classes=("invariant reads_have_replication_factor",
+                       "liveness: bootstrap halted on a movement to another node"),
         summary=(
-            "PrepareReplace has no DC check: a replacement in another DC takes the replaced node's "
-            "tokens, so the old DC loses a node without PrepareLeave's replication check and its "
-            "ranges get fewer read replicas there than its RF (even below RF for good). "
-            "Fix replace-same-dc: the replacement must be in the replaced node's DC."
+            "PrepareReplace and Startup check neither DC nor rack: a replacement started with "
+            "another cassandra-rackdc.properties takes the replaced node's tokens elsewhere. With "
+            "its old DC at RF the replace completes and that DC is left with RF-1 read replicas "
+            "per range, past no replication check; with more nodes there, other nodes gain ranges, "
+            "which the replacement's bootstrap (RangeStreamer, -ea) does not stream: it halts with "
+            "START applied. Fix replace-same-dc: the replacement must be in the replaced node's DC."
         ),
         replay="tcmcheck replay examples/findings/cross-dc-replace.json",
         fix="replace-same-dc",
     ),
     KnownFinding(
+        id="leave-while-joining-cms",
+        klass="bug",
+        cause_classes=("invariant cms_members_have_not_left", "invariant cms_additions_in_directory"),
+        summary=(
+            "A node the CMS is adding (a PREPARE_CMS_RECONFIGURATION chose it: nodetool cms "
+            "reconfigure, or ensureCMSPlacement after a join) may leave the ring meanwhile: "
+            "maybeReconfigureCMS (before a decommission, removenode, replace or assassinate) and "
+            "PrepareLeave's isCMSMember look at the full (read) members only, and PrepareReplace has "
+            "no CMS check. A decommission: AdvanceCMSReconfiguration adds the node to the read set "
+            "without looking at its state, and it ends LEFT, stopped, and a full CMS member. A "
+            "replace (the addition waiting for the dead node's log streaming): FinishReplace takes it "
+            "out of the directory, and the reconfiguration can neither go on nor be cancelled "
+            "(AdvanceCMSReconfiguration and CancelCMSReconfiguration: new Replica(directory.endpoint(id)) "
+            "throws NullPointerException), so no later CMS change commits. Fix leave-refuses-cms-joiner."
+        ),
+        replay="tcmcheck replay examples/findings/leave-while-joining-cms.json",
+        fix="leave-refuses-cms-joiner",
+    ),
+    KnownFinding(
+        id="replace-cms-member",
+        klass="hardening",
+        cause_classes=("invariant cms_is_consistent",),
+        summary=(
+            "PrepareReplace has no CMS check and FinishReplace removes the replaced node from the "
+            "directory: replacing a CMS member through the transformations alone leaves a CMS "
+            "member that is not in the directory. Cassandra's replace path (Startup.startup) runs "
+            "ReconfigureCMS.maybeReconfigureCMS first, so only a racing or direct submission gets "
+            "there. Fix replace-cms-member-guard."
+        ),
+        replay="tcmcheck replay examples/findings/replace-cms-member.json",
+        fix="replace-cms-member-guard",
+    ),
+    KnownFinding(
         id="remove-replace-single-source",
+        klass="documented",
         cause_classes=(clients(SINGLE_SOURCE_LOSS).klass, LOST_BY_SINGLE_SOURCE),
         summary=(
             "Removenode and replace stream each range the new replica gains from ONE remaining "
@@ -109,15 +164,16 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "potential for strict movements when replacing'), and from nobody when the removed "
             "node was the only replica (RF 1). A write acknowledged by the removed/replaced node and "
             "replicas other than that source is missing on the new replica, so later reads miss "
-            "it until hints or a repair bring it there (stale); it is lost for good only where no "
-            "replica is left (RF 1: 'durability: lost by a single-source stream'). Cassandra's "
-            "answer: repair afterwards. Fix stream-from-all-replicas."
+            "it until hints, read repair or a repair bring it there (stale; Cassandra documents the "
+            "repair: topo_changes.adoc); it is lost for good only where no replica is left (RF 1: "
+            "'durability: lost by a single-source stream'). Fix stream-from-all-replicas."
         ),
         replay="tcmcheck replay examples/findings/remove-replace-single-source.json",
         fix="stream-from-all-replicas",
     ),
     KnownFinding(
         id="relaxed-progress-barrier",
+        klass="config",
         cause_classes=(clients(RELAXED_BARRIER).klass,),
         summary=(
             "With progress_barrier_min_consistency_level set below its default EACH_QUORUM, "
@@ -135,6 +191,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="stale-coordinator-read",
+        klass="bug",
         cause_classes=(clients(STALE_COORDINATOR_READ).klass,),
         summary=(
             "ReadCommandVerbHandler.checkTokenOwnership checks a read's routing only (no "
@@ -154,13 +211,17 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
 
 REPLACED_NODE_BARRIER_GAP = KnownFinding(
     id="replaced-node-barrier-gap",
+    klass="hardening",
     cause_classes=("barrier: stale coordinator",),
     summary=(
-        "ProgressBarrier leaves out the replaced node (BootstrapAndReplace: `new ProgressBarrier(..., "
-        "true)` filters the node being replaced), assuming it is dead. A replaced node that is only "
-        "partitioned still answers as a coordinator at its old epoch: on RF 3, A..D at 100..400, "
-        "X replacing B, QUORUM reads by B at the START epoch and writes at MID/FINISH epochs can miss. "
-        "Fix barrier-waits-for-replaced: the barrier also waits for the replaced node while it is reachable."
+        "BootstrapAndReplace.barrier() leaves the replaced node out of every progress barrier "
+        "(`e -> !e.equals(replaced)`; UnbootstrapAndLeave.barrier() likewise for removenode), "
+        "assuming it is dead. A replaced node that is only partitioned still answers as a "
+        "coordinator at its old epoch: on RF 3, A..D at 100..400, X replacing B, QUORUM reads by B "
+        "at the START epoch and writes at MID/FINISH epochs can miss. Cassandra replaces or "
+        "removes only a node the submitting node's failure detector sees dead, so it takes a "
+        "zombie node (alive, serving, convicted by that node). Fix barrier-waits-for-replaced: "
+        "the barrier also waits for the replaced node while it is reachable."
     ),
     replay="tcmcheck prove examples/cep21-rf3-ring.json --ops examples/replace-b-by-x.json --barrier",
     fix="barrier-waits-for-replaced",
@@ -179,4 +240,5 @@ def known_finding(klass: str | None, fixes: Iterable[str] = ()) -> KnownFinding 
     return next((f for f in KNOWN_FINDINGS if klass in f.cause_classes and f.fix not in chosen), None)
 
 
-__all__ = ["ALL_FINDINGS", "KNOWN_FINDINGS", "REPLACED_NODE_BARRIER_GAP", "KnownFinding", "known_finding"]
+__all__ = ["ALL_FINDINGS", "CLASSES", "KNOWN_FINDINGS", "REPLACED_NODE_BARRIER_GAP", "KnownFinding",
+           "known_finding"]

@@ -41,7 +41,9 @@ from impl.cluster import RunResult
 from impl.entry import canonical_json
 from impl.scenario import Scenario
 from spec.fixes import execute as spec_execute
+from spec.invariants import violations
 from spec.metadata import ClusterMetadata
+from spec.metadata_keys import diff_keys
 from spec.nodes import NodeVersion
 from spec.topology import NodeSpec, Topology
 from spec.transformations import Rejected
@@ -207,9 +209,40 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      protocol=protocol,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)
-                     + _holdings(result, replay) + durability(scenario, result) + stale_reads(scenario, result),
-                     liveness=liveness(scenario, result, replay.final), stream_losses=losses,
+                     + _holdings(result, replay) + _install_keys(result, replay) + _final_invariants(replay, full)
+                     + durability(scenario, result) + stale_reads(scenario, result),
+                     liveness=liveness(scenario, result, replay.final, replay.states), stream_losses=losses,
                      conflicts=tuple(result.conflicts), apply_failures=tuple(result.apply_failures))
+
+
+FINAL_INVARIANTS = ("cms_is_consistent", "cms_additions_in_directory", "cms_members_have_not_left",
+                    "sequences_name_registered_nodes", "at_rest_matches_from_scratch", "reads_have_replication_factor")
+"""The spec invariants the final state of a simulated run's log is checked against: those
+Cassandra's own rules can break (the findings replace-cms-member, leave-while-joining-cms,
+unregister-prepared-join, nts-rack-composition, cross-dc-replace), so that a run reaching one says so by the same cause
+class as a refine run."""
+
+
+def _install_keys(result: RunResult, replay: SpecReplay) -> tuple[Cause, ...]:
+    """Each snapshot install's reported modified keys against MetadataKeys.diffKeys of the
+    spec's states at its two epochs (ForceSnapshot.execute since CASSANDRA-19128)."""
+    for node, before, after, keys in result.installs:
+        a, b = replay.states.get(before), replay.states.get(after)
+        if a is None or b is None:
+            continue
+        changed = diff_keys(a, b)
+        if tuple(keys) != changed:
+            return (C.install_keys(node, before, after, tuple(keys), changed),)
+    return ()
+
+
+def _final_invariants(replay: SpecReplay, full: bool) -> tuple[Cause, ...]:
+    if not full or replay.refused:
+        return ()
+    for name, what in violations(replay.final):
+        if name in FINAL_INVARIANTS:
+            return (C.spec_invariant(name, what),)
+    return ()
 
 
 def _holdings(result: RunResult, replay: SpecReplay) -> tuple[Cause, ...]:

@@ -2,7 +2,7 @@
 
 An operation that never finished although its barrier could be met, an operation its node gave
 up with its sequence left in the metadata, a live node behind the committed log, a commit
-request never answered, a CMS below its sizing policy's size. Each is reported only when the
+request never answered, and the CMS's membership (campaign/run/cms_liveness.py). Each is reported only when the
 run's faults healed and the stall is not the fault's (a CMS without a majority rightly stops).
 """
 
@@ -13,15 +13,16 @@ from typing import Any
 
 from campaign.run import cause as C
 from campaign.run.cause import Cause
+from campaign.run.cms_liveness import cms_causes
 from impl.cluster import RunResult
-from impl.cms.reconfiguration import policy_size
 from impl.scenario import Scenario
 from spec.metadata import ClusterMetadata
 
 
-def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
+             states: dict[int, ClusterMetadata]) -> tuple[Cause, ...]:
     """Progress failures of a run whose faults all healed (the generated ones always do);
-    `final` is the spec's metadata after the committed log."""
+    `final` is the spec's metadata after the committed log, `states` after each epoch."""
     out: list[Cause] = []
     if any(p.heal is None for p in scenario.partitions):
         return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
@@ -33,8 +34,10 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> t
     patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
     # why a CMS majority up: without one nothing commits, so no operation can take a step
     # (a CMS of two with a member dead for good); that stall is the fault's, not a bug
-    final_cms = final.cms.reads
-    cms_up = len(final_cms & {n.id for n in result.nodes if n.up}) * 2 > len(final_cms)
+    # (Paxos needs a quorum of the read members and one of the write members: a member joining
+    # the write set that died stops every commit, e.g. during the CMS's first growth)
+    up_now = {n.id for n in result.nodes if n.up}
+    cms_up = all(len(group & up_now) * 2 > len(group) for group in (final.cms.reads, final.cms.writes))
     for node, op, could in () if ghosts or not cms_up else result.unfinished:
         # why the age: under lasting loss each step may wait out lost commit answers (the
         # driver's watchdog is this patience), so a slow operation still taking steps near the
@@ -62,8 +65,7 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> t
     if stalled and all(c.restart is not None for c in scenario.crashes):
         out.append(C.liveness("commit never completed", f"{len(stalled)} request(s) open for more than "
                               f"{patience // 1_000_000_000} s at the end"))
-    if scenario.cms_size is None and scenario.cms_members is None:
-        out.extend(_cms_undersized(result, final, committed_at, patience))
+    out.extend(cms_causes(scenario, result, states, final, _settled(result, final, committed_at, patience)))
     return tuple(out)
 
 
@@ -78,46 +80,26 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
     out = []
     for node, op, outcome in result.operations:
         seq_node = target.get(node) if op == "remove" else node
-        if outcome.startswith("failed") and node in up and seq_node in left:
+        if outcome.startswith("failed: bootstrap streaming failed") and seq_node in left:
+            # Cassandra's bootstrap halts there by design (impl/node/operation.py `elsewhere`):
+            # named apart, it is finding cross-dc-replace's (a replacement in another DC or rack)
+            out.append(C.liveness("bootstrap halted on a movement to another node",
+                                  f"{op} on {node} ended {outcome!r}"))
+        elif outcome.startswith("failed") and node in up and seq_node in left:
             out.append(C.liveness("operation abandoned", f"{op} on {node} ended {outcome!r} with its "
                                   "sequence left in the metadata"))
     return tuple(out[:1])
 
 
-def _cms_undersized(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int],
-                    patience: int) -> tuple[Cause, ...]:
-    """With the CMS sizing policy and enough joined nodes up to meet it, a run that settled
-    (quiescent, or nothing committed for a submission's whole patience although a majority of
-    the CMS read members is up) with
-    fewer joined CMS read members than the policy wants although enough candidates (joined, up,
-    in no sequence) are there: the CMS lost a member it did not replace (a member that left keeps
-    its seat), or a reconfiguration waits for ever on a node it should not have chosen (a down
-    one, or one in a sequence)."""
-    if not final.cms.initialized:
-        return ()
-    joined = {n.id for n in final.directory if n.state.value == "JOINED"}
-    wanted = min(policy_size(len(joined)), len(joined))
-    members = sorted(final.cms.reads & joined)
-    if not joined or len(members) >= wanted:
-        return ()
+def _settled(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int], patience: int) -> bool:
+    """Quiescent, or nothing committed for a submission's whole patience although a majority of
+    the CMS read members is up (a CMS that lost its majority rightly stops: the fault's stall)."""
     up = {n.id for n in result.nodes if n.up}
     last = max(committed_at.values(), default=0)
-    # why a majority of the read members up: a CMS that lost its majority rightly stops (the
-    # stall is the fault's, not the policy's); a down node only in the write set is a joining
-    # member the reconfiguration chose
+    # (the read members only: a reconfiguration that waits for ever on a down member it added to
+    # the write set stops every commit, which is what the CMS check must see)
     majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
-    stalled = result.end_time - last > patience and majority
-    # why enough joined nodes up: the policy leaves down nodes out (and a scripted REGISTER
-    # makes a joined node that is no process), so fewer live candidates rightly mean fewer members;
-    # nor does it add a node in an in-progress sequence (CMSPlacementStrategy.DefaultNodeFilter,
-    # trunk 6bbe85ef: `inProgressSequences.contains(nodeId)`), so a leave or move that nobody
-    # drives on keeps its node out for good (issue 25); current members count, kept as they are
-    busy = {n for s in final.in_progress.sequences() for n in (s.node, s.replaced) if n is not None}
-    candidates = {n for n in joined & up if n in final.cms.reads or n not in busy}
-    if not (result.quiescent or stalled) or len(candidates) < wanted:
-        return ()
-    return (C.liveness("CMS undersized", f"{len(members)} joined members, the policy wants "
-                       f"{policy_size(len(joined))} of {len(joined)} joined nodes"),)
+    return result.quiescent or (result.end_time - last > patience and majority)
 
 
 def _last_step(result: RunResult, node: str) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 from attrs import evolve
 
 from impl.bugs import BY_NAME, check_names
-from impl.engine_switches import MutantEngine, mutant_execute
+from impl.engine_switches import MutantEngine, mutant_execute, settled_for
 from impl.metadata import execute as execute_faithfully
 from impl.metadata.fixes import execute as execute_fixed
 from impl.scenario import Scenario
@@ -50,4 +50,10 @@ def metadata_execute(mutant: str | None, fixes: frozenset[str] = frozenset()) ->
     return mutant_execute(base, check_names([mutant]) if mutant is not None else frozenset())
 
 
-__all__ = ["engine_for", "metadata_execute", "planted"]
+def metadata_settled(mutant: str | None) -> Callable[[Any], Any]:
+    """impl's settled write placement (ClusterMetadata.writePlacementAllSettled) as a refinement
+    run compares it with the spec's, with the switch planted."""
+    return settled_for(check_names([mutant]) if mutant is not None else frozenset())
+
+
+__all__ = ["engine_for", "metadata_execute", "metadata_settled", "planted"]

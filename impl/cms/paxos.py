@@ -134,6 +134,12 @@ class Proposal:
         self.readers = node.executor.members(meta)
         self.writers = node.executor.write_members(meta)
         if node.id not in self.writers:
+            if bugs.on(node.settings, "cms-commit-fails-after-leaving-cms") and req.waiters[:1] == [node.id]:
+                # CASSANDRA-19872: AbstractLocalProcessor.commit threw "Node is not a member of
+                # CMS anymore" for a node's own commit; the fix retries it at a current member
+                self._finish("rejected", reason="Node is not a member of CMS anymore",
+                             decided_epoch=log.applied)
+                return
             self._finish("not_cms", reason=f"{node.id} is not a CMS member")
             return
         self.slot = log.applied + 1

@@ -1,12 +1,22 @@
-"""CMS membership changes through the log, by hand or by the sizing policy.
+"""CMS membership changes through the log: who proposes them, and who takes their steps.
 
-The driver runs on the first (lowest id) full CMS member in its own metadata. It moves the
-membership toward a target one member at a time, each step a committed transformation:
-`PREPARE_CMS_RECONFIGURATION {add, remove}` plans the change; each
-`ADVANCE_CMS_RECONFIGURATION` takes the next step (a joining node enters the write set, then,
-after the driver has streamed the log to it — `StreamLog` until it has caught up — the read
-set; a leaving node is removed). The target is set by hand (a scenario's `cms_changes`) or,
-by default, by the CEP's sizing policy over the nodes currently JOINED.
+A PREPARE_CMS_RECONFIGURATION `{add, remove}` plans the change; each ADVANCE_CMS_RECONFIGURATION
+takes the next step (a joining node enters the write set, then, after the log has been streamed
+to it — `StreamLog` until it has caught up — the read set; a leaving node is removed).
+
+Who proposes (trunk 6bbe85ef; the placements are impl/cms/placement.py's):
+- the operator's `nodetool cms reconfigure`: the scenario's CMS target (`cms.members`,
+  `cms.size`, `cms_changes`, or by default the CEP's sizing policy at the start), proposed by
+  the lowest CMS member until the membership is reached, then done — it is not enforced after;
+- Cassandra's operator paths, through the operation driver (impl/node/operation.py):
+  `ensureCMSPlacement` after a join, replace or move finishes, `maybeReconfigureCMS` before a
+  replace, decommission, removenode or assassinate. Nothing else reconfigures the CMS: a member
+  that dies stays a member, a cluster that grows by other means keeps its CMS.
+
+Who takes the steps: the lowest CMS member, for any reconfiguration in progress. Cassandra has the
+submitting node drive it (`InProgressSequences.finishInProgressSequences(SequenceKey.instance)`);
+here the lowest member does, so that a reconfiguration whose submitter died is finished, as an
+operator's `nodetool cms reconfigure --resume` would.
 """
 
 from __future__ import annotations
@@ -14,7 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from impl import bugs
-from impl.engine import cms_reconfiguring, in_sequences
+from impl.cms.placement import joined, placement, policy_members, policy_size
+from impl.engine import cms_reconfiguring
 from impl.entry import canonical_json
 from impl.messages import Streamed, StreamLog, SubmitResult
 
@@ -23,62 +34,20 @@ if TYPE_CHECKING:
 
 
 AUTO: tuple[str, ...] = ("<auto>",)
-"""The target that means: follow the sizing policy."""
+"""The target that means: the CEP's sizing policy over the JOINED nodes, computed when proposed."""
 
 
-def policy_size(cluster_size: int) -> int:
-    """The CEP: "1 CMS node for a cluster size up to 2; 3 CMS nodes in a cluster of up to 5
-    nodes, 5 CMS nodes in a cluster of up to 100 nodes, and 10 CMS nodes thereafter"."""
-    if cluster_size <= 2:
-        return 1
-    if cluster_size <= 5:
-        return 3
-    if cluster_size <= 100:
-        return 5
-    return 10
-
-
-def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
-    return tuple(sorted(node_ids)[:size])
-
-
-def policy_target(metadata: Any, members: tuple[str, ...], fallback: list[str], *,
-                  down: frozenset[str] = frozenset(), shrink_on_leave: bool = False) -> tuple[str, ...]:
-    """The sizing policy over the JOINED nodes of the metadata (the cluster as it is now, so the
-    CMS follows joins and leaves): keep current members that are still joined, then add the
-    lowest ids that are not `down` and not in an in-progress sequence, or drop the highest ids,
-    to reach the policy's size. Without a directory in the metadata, the simulated nodes stand in
-    for the joined ones.
-
-    Why `down` (CASSANDRA-19943, "Allow CMS reconfiguration to work around DOWN nodes"):
-    ReconfigureCMS.maybeReconfigureCMS collects the joined endpoints the failure detector sees
-    down and PrepareCMSReconfiguration.Simple leaves them out of the new members, since a new
-    member must be streamed the log before it can join the read set. Current members are kept
-    (a reconfiguration that removes one is its own decision).
-
-    Why not a node in a sequence (issue 25): CMSPlacementStrategy.DefaultNodeFilter (trunk
-    6bbe85ef) leaves out every peer with `metadata.inProgressSequences.contains(nodeId)`, and the
-    engine refuses such a candidate; proposing one anyway is refused on every retry, so the CMS
-    stays short of the policy for as long as the sequence lasts (for ever when nobody drives it)."""
-    directory = getattr(metadata, "directory", None)
-    if isinstance(directory, dict):
-        joined = sorted(n for n, rec in directory.items()
-                        if getattr(getattr(rec, "state", None), "value", None) == "JOINED")
-    else:
-        joined = sorted(fallback)
-    if not joined:
-        return members
-    size = policy_size(len(joined))
-    keep = [m for m in members if m in joined]
-    if shrink_on_leave:
-        # mutant (CASSANDRA-18416): a member that left the ring keeps its seat, so the CMS
-        # counts it toward the policy's size and never replaces it (fewer working members)
-        keep = list(members)
-    if len(keep) >= size:
-        return tuple(sorted(keep)[:size])
-    busy = in_sequences(metadata)
-    extra = [n for n in joined if n not in keep and n not in down and n not in busy][: size - len(keep)]
-    return tuple(sorted(keep + extra))
+def down_nodes(node: Host, metadata: Any) -> frozenset[str]:
+    """The nodes of the metadata's directory that `node` sees down (ReconfigureCMS.
+    maybeReconfigureCMS and ClusterMetadataService.reconfigureCMS: `!FailureDetector.instance.
+    isAlive(ep)` over the joined endpoints); a node the directory knows that is no process at all
+    (a scripted REGISTER) never answers. CASSANDRA-19943 added this filter: the switch
+    `cms-reconfig-chooses-down-nodes` takes it away."""
+    if bugs.on(node.settings, "cms-reconfig-chooses-down-nodes"):
+        return frozenset()
+    known = getattr(metadata, "directory", None)
+    ids = list(known) if isinstance(known, dict) else node.world.node_ids
+    return frozenset(n for n in ids if not node.sees_alive(n))
 
 
 class ReconfigurationDriver:
@@ -97,18 +66,9 @@ class ReconfigurationDriver:
     def _target(self, meta: Any, members: tuple[str, ...]) -> tuple[str, ...] | None:
         target = self._node.world.cms_target
         if target is AUTO:
-            settings = self._node.settings
-            world = self._node.world
-            # the failure detector's view (the simulation knows who is down; a cut-off node
-            # still counts as up, as a suspected one would until its phi rises); a node the
-            # directory knows that is no process at all (a scripted REGISTER) never answers
-            known = getattr(meta, "directory", None)
-            ids = list(known) if isinstance(known, dict) else world.node_ids
-            down = frozenset(n for n in ids if not world.is_up(n))
-            if bugs.on(settings, "cms-reconfig-chooses-down-nodes"):
-                down = frozenset()  # CASSANDRA-19943: candidates taken without looking at who is up
-            return policy_target(meta, members, world.node_ids, down=down,
-                                 shrink_on_leave=bugs.on(settings, "decommission-shrinks-cms"))
+            size = policy_size(len(joined(meta, self._node.world.node_ids)))
+            return placement(meta, members, size, down=down_nodes(self._node, meta),
+                             fallback=self._node.world.node_ids)
         return target
 
     def on_log_advanced(self) -> None:
@@ -117,14 +77,11 @@ class ReconfigurationDriver:
 
     def poll(self) -> None:
         node = self._node
-        if self._node.world.cms_target is None or self._in_flight or not node.alive:
+        if self._in_flight or not node.alive:
             return
         meta = node.log.metadata
         members = node.executor.members(meta)
         if not members or members[0] != node.id:
-            return
-        target = self._target(meta, members)
-        if target is None:
             return
         writers = node.executor.write_members(meta)
         joining = [w for w in writers if w not in members]
@@ -135,15 +92,21 @@ class ReconfigurationDriver:
                 return
             self._submit(_advance(meta))
             return
+        reconfiguring = cms_reconfiguring(meta)
+        if reconfiguring:
+            # the last step ends the reconfiguration and releases its lock
+            self._submit(_advance(meta))
+            return
+        if node.world.cms_target is None:
+            return
+        target = self._target(meta, members)
+        if target is None:
+            return
         if set(members) == set(target):
-            if cms_reconfiguring(meta):
-                # the last step ends the reconfiguration and releases its lock (before, only a
-                # second ADVANCE sent beside the previous one happened to take it)
-                self._submit(_advance(meta))
+            node.world.cms_target_reached(target)
             return
         add = sorted(set(target) - set(members))
         remove = sorted(set(members) - set(target))
-        reconfiguring = cms_reconfiguring(meta)
         if reconfiguring is False or (
             reconfiguring is None and self._last_rejected == "ADVANCE_CMS_RECONFIGURATION"
         ):
@@ -210,3 +173,6 @@ def _advance(meta: Any) -> dict[str, object]:
     if isinstance(index, int) and not isinstance(index, bool):
         return {"kind": "ADVANCE_CMS_RECONFIGURATION", "sequence_index": index}
     return {"kind": "ADVANCE_CMS_RECONFIGURATION"}
+
+
+__all__ = ["AUTO", "ReconfigurationDriver", "down_nodes", "policy_members", "policy_size"]

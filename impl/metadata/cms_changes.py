@@ -56,6 +56,10 @@ def prepare_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
     return Accepted(metadata=m.next(cms=cms), kind="PREPARE_CMS_RECONFIGURATION")
 
 
+def _npe(node: str, where: str) -> str:
+    return f"{node}: not in the directory: {where}'s new Replica(directory.endpoint({node}), ...) throws NullPointerException"
+
+
 def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
     cms = m.cms
     if not cms.reconfiguring:
@@ -66,6 +70,12 @@ def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
     if index is not None and index != cms.next_index:
         return Rejected(f"CMS: advance {index} was already applied or is not next ({cms.next_index})")
     streaming = cms.writes - cms.reads
+    # each step builds new Replica(directory.endpoint(id), ...): a node no longer in the directory
+    # (replaced while the CMS was adding it) makes it throw NullPointerException
+    step_nodes = sorted(streaming) or list(cms.pending_add[:1]) or list(cms.pending_remove[:1])
+    for n in step_nodes:
+        if n not in m.directory:
+            return Rejected(_npe(n, "AdvanceCMSReconfiguration"))
     if streaming:
         cms = evolve(cms, reads=cms.reads | streaming)
     elif cms.pending_add:
@@ -88,6 +98,9 @@ def advance_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
 def cancel_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
     if not m.cms.reconfiguring:
         return Rejected("CMS: no reconfiguration in progress")
+    for n in sorted(m.cms.writes - m.cms.reads):
+        if n not in m.directory:
+            return Rejected(_npe(n, "CancelCMSReconfiguration"))
     cms = CMSState(reads=m.cms.reads, writes=m.cms.reads)
     return Accepted(metadata=m.next(cms=cms), kind="CANCEL_CMS_RECONFIGURATION")
 

@@ -34,15 +34,28 @@ def register(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 
 def unregister(m: Metadata, t: Mapping[str, Any]) -> Result:
+    """Cassandra's Unregister: present, and in one of the start states the caller allows
+    (`allowed`, the transformation's `allowedNodeStartStates`; absent: every state, as for an
+    entry from before Version.V2); nothing else (no sequence or CMS check)."""
     node = node_field(t)
+    allowed = _allowed(t)
     rec = m.directory.get(node)
     if rec is None:
-        return Rejected(f"{node}: not registered")
-    # Cassandra's Unregister: present, and in its allowed start states; nothing else.
-    if rec.state not in (NodeState.REGISTERED, NodeState.LEFT):
-        return Rejected(f"{node}: cannot unregister from state {rec.state.value}")
+        return Rejected(f"Can not unregister {node} since it is not present in the directory.")
+    if rec.state not in allowed:
+        names = ", ".join(s.name for s in NodeState if s in allowed)  # EnumSet's toString
+        return Rejected(f"Can't unregister {node} - node state is {rec.state.name} not [{names}]")
     directory = {n: r for n, r in m.directory.items() if n != node}
     return Accepted(metadata=m.next(directory=directory), kind="UNREGISTER")
+
+
+def _allowed(t: Mapping[str, Any]) -> frozenset[NodeState]:
+    raw = t.get("allowed")
+    if raw is None:
+        return frozenset(NodeState)
+    if not isinstance(raw, list) or not all(isinstance(s, str) and s in NodeState.__members__ for s in raw):
+        raise Malformed("UNREGISTER: field 'allowed' must be a list of node states")
+    return frozenset(NodeState[s] for s in raw)
 
 
 def alter_topology(m: Metadata, t: Mapping[str, Any]) -> Result:

@@ -19,7 +19,13 @@ from attrs import evolve
 from impl.metadata.execute import execute as execute_faithfully
 from impl.metadata.metadata import Metadata
 from impl.metadata.results import Accepted, Rejected
-from impl.metadata.sequences import involved_in, non_commuting, rf_violation
+from impl.metadata.sequences import (
+    involved_in,
+    non_commuting,
+    prepare_join,
+    prepare_leave,
+    rf_violation,
+)
 
 _PREPARES = ("PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE")
 
@@ -31,6 +37,13 @@ def execute(m: Metadata, t: Mapping[str, Any], fixes: Iterable[str] = ()) -> Acc
         return execute_faithfully(m, t)
     if kind == "UNREGISTER" and "unregister-idle-only" in chosen and involved_in(m, node) is not None:
         return Rejected(f"{node}: cannot unregister during a sequence (fix unregister-idle-only)")
+    if kind in ("PREPARE_LEAVE", "ASSASSINATE") and "leave-refuses-cms-joiner" in chosen and (
+            node in m.cms.writes or node in m.cms.pending_add):
+        return Rejected(f"{node}: the CMS is adding it (fix leave-refuses-cms-joiner)")
+    if kind == "PREPARE_REPLACE" and "leave-refuses-cms-joiner" in chosen:
+        replaced = t.get("replaced")
+        if replaced in (m.cms.writes - m.cms.reads) or replaced in m.cms.pending_add:
+            return Rejected(f"{replaced}: the CMS is adding it (fix leave-refuses-cms-joiner)")
     if kind == "PREPARE_REPLACE" and "replace-cms-member-guard" in chosen:
         replaced = t.get("replaced")
         if isinstance(replaced, str) and replaced in m.cms.writes:
@@ -55,8 +68,13 @@ def execute(m: Metadata, t: Mapping[str, Any], fixes: Iterable[str] = ()) -> Acc
             return Accepted(metadata=m.next(placements=placements, sequences=sequences),
                             kind="CANCEL_SEQUENCE")
     result = execute_faithfully(m, t)
-    if kind in _PREPARES and "composition-guard" in chosen and isinstance(result, Accepted):
-        seq = result.metadata.sequences.get(node)
+    if "composition-guard" in chosen and isinstance(result, Accepted):
+        # UNSAFE_JOIN / ASSASSINATE: their PrepareJoin / PrepareLeave part (Cassandra's
+        # UnsafeJoin and Assassinate run it, lock check included, before the steps)
+        first = (result if kind in _PREPARES else prepare_join(m, t) if kind == "UNSAFE_JOIN"
+                 else prepare_leave(m, {"node": node, "remove": True, "force": True}) if kind == "ASSASSINATE"
+                 else None)
+        seq = first.metadata.sequences.get(node) if isinstance(first, Accepted) else None
         if seq is not None:
             clash = non_commuting(m, seq)
             if clash is not None:

@@ -76,7 +76,6 @@ class Sequence:
     tokens: tuple[int, ...]
     """JOIN/MOVE: the new tokens; LEAVE/REMOVE: the leaving tokens; REPLACE: the replaced tokens."""
     replaced: str | None
-    prior_state: NodeState
     transitions: dict[str, tuple[TransitionEntry, ...]]
     split: tuple[int, ...]
     merge: tuple[int, ...]
@@ -92,7 +91,6 @@ class Sequence:
             "next_step": self.next_step,
             "tokens": list(self.tokens),
             "replaced": self.replaced,
-            "prior_state": self.prior_state.value,
             "transitions": {
                 k: [e.to_json() for e in v] for k, v in sorted(self.transitions.items())
             },
@@ -109,7 +107,6 @@ class Sequence:
             next_step=doc["next_step"],
             tokens=tuple(int(t) for t in doc["tokens"]),
             replaced=doc["replaced"],
-            prior_state=NodeState(doc["prior_state"]),
             transitions={
                 k: tuple(TransitionEntry.from_json(e) for e in v)
                 for k, v in doc["transitions"].items()

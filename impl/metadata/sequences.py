@@ -144,7 +144,6 @@ def _prepare(
         next_step="START",
         tokens=tokens,
         replaced=replaced,
-        prior_state=m.directory[node].state,
         transitions=transitions,
         split=split,
         merge=merge,
@@ -300,7 +299,7 @@ def prepare_leave(m: Metadata, t: Mapping[str, Any]) -> Result:
 
 def _prepare_leave(m: Metadata, node: str, remove: bool, *, force: bool = False) -> Result:
     """PrepareLeave.execute's order: CMS membership, JOINED, replication check, locks."""
-    if node in m.cms.writes:
+    if node in m.cms.reads:  # isCMSMember is fullCMSMembers(): the read members
         return Rejected(f"{node}: is a CMS member; reconfigure the CMS without it first")
     rec = m.directory.get(node)
     if rec is None:
@@ -396,6 +395,16 @@ START_STATES = {
 """Cassandra's StartJoin/StartLeave/StartReplace set the node's state (a move's MOVING is set at
 PREPARE_MOVE already, as PrepareMove.execute does)."""
 
+CANCEL_STATES = {
+    JOIN: NodeState.REGISTERED,
+    REPLACE: NodeState.REGISTERED,
+    MOVE: NodeState.JOINED,
+    LEAVE: NodeState.JOINED,
+    REMOVE: NodeState.JOINED,
+}
+"""The state each cancel leaves the node in (BootstrapAndJoin/BootstrapAndReplace.cancel:
+REGISTERED, whatever it was at PREPARE; Move/UnbootstrapAndLeave.cancel: JOINED)."""
+
 _KIND_OF_STEP = {"JOIN": (JOIN,), "LEAVE": (LEAVE, REMOVE), "MOVE": (MOVE,), "REPLACE": (REPLACE,)}
 
 
@@ -407,13 +416,16 @@ def step(m: Metadata, t: Mapping[str, Any]) -> Result:
     seq = m.sequences.get(node)
     if seq is None or seq.kind not in _KIND_OF_STEP[op] or seq.next_step != step_name:
         return Rejected(f"{node}: {kind} out of order")
-    if step_name != "MID" and node not in m.directory:
-        # Directory.withNodeState / left / replaced fail on an unregistered node
-        return Rejected(f"{node}: {kind} of a node no longer in the directory")
+    if node not in m.directory:
+        refused = _orphan_step(m, seq, kind, step_name)
+        if refused is not None:
+            return refused
     if step_name == "START":
         placements = _apply(m, seq, "START")
         nxt = evolve(seq, next_step="MID")
-        directory = {**m.directory, node: evolve(m.directory[node], state=START_STATES[seq.kind])}
+        directory = m.directory
+        if node in directory:  # withForce: an id with no peer entry gets no visible state
+            directory = {**m.directory, node: evolve(m.directory[node], state=START_STATES[seq.kind])}
         return Accepted(
             metadata=m.next(
                 directory=directory, placements=placements, sequences={**m.sequences, node: nxt}
@@ -431,6 +443,26 @@ def step(m: Metadata, t: Mapping[str, Any]) -> Result:
             kind=kind,
         )
     return Accepted(metadata=_finish(m, seq), kind=kind)
+
+
+def _orphan_step(m: Metadata, seq: Sequence, kind: str, step_name: str) -> Rejected | None:
+    """A step of a sequence whose node was unregistered after its PREPARE (trunk 6bbe85ef).
+    `Directory.withNodeState` is `states.withForce`, so the state write does not fail; what
+    fails is FINISH's `Directory.withRackAndDC` (`locations.get(id)` is null), and any step
+    that changes placements: `Transformer.build()` then sorts every replica group
+    (`sorted_replica_groups_enabled`, default true) with `PrimaryRangeComparator`, and
+    `directory.peerId` of the unregistered node's endpoint is null. Both are
+    NullPointerExceptions out of the commit, modelled as refusals."""
+    node = seq.node
+    if step_name == "FINISH":
+        return Rejected(f"{node}: {kind}: commit failed: Directory.withRackAndDC of a node with no "
+                        f"directory entry (NullPointerException)")
+    placements = _apply(m, seq, step_name)
+    if any(not p.same_as(m.placements[key]) for key, p in placements.items()):
+        return Rejected(f"{node}: {kind}: commit failed: Transformer.build() sorts the replica groups "
+                        f"(sorted_replica_groups_enabled=true) and PrimaryRangeComparator finds no peer id "
+                        f"for {node}, which has no directory entry (NullPointerException)")
+    return None
 
 
 def _apply(m: Metadata, seq: Sequence, step_name: str) -> dict[str, Placement]:
@@ -487,8 +519,8 @@ def cancel_sequence(m: Metadata, t: Mapping[str, Any]) -> Result:
         for key in placements:
             placements[key] = placements[key].merge(seq.split)
     directory = dict(m.directory)
-    if node in directory:
-        directory[node] = evolve(directory[node], state=seq.prior_state)
+    if node in directory:  # withForce: no visible state for an id with no peer entry
+        directory[node] = evolve(directory[node], state=CANCEL_STATES[seq.kind])
     sequences = {n: s for n, s in m.sequences.items() if n != node}
     return Accepted(
         metadata=m.next(directory=directory, placements=placements, sequences=sequences),

@@ -16,6 +16,7 @@ from impl import snapshots
 from impl.data.versioned import PlacementHistory
 from impl.engine import Executor
 from impl.entry import GENESIS_CHAIN, Entry, Snapshot, chain_hash
+from impl.metadata.keys import CORE_METADATA, diff_keys
 
 
 class Disk:
@@ -67,6 +68,8 @@ class LocalLog:
         self._executor = executor
         self._interval = snapshot_interval
         self._on_apply = on_apply
+        self.last_install: tuple[int, tuple[str, ...]] = (0, ())
+        """(the epoch before, the metadata keys it reported modified) of the last snapshot install."""
         self._on_failure = on_apply_failure
         self.pending: dict[int, Entry] = {}
         self.entry_ids: dict[str, int] = {}
@@ -150,6 +153,11 @@ class LocalLog:
             metadata = self.metadata  # mutant: the snapshot's epoch taken, its content not
         else:
             self._executor.remember(snap.chain, metadata)
+        # ForceSnapshot.execute's affected keys: MetadataKeys.diffKeys(prev, baseState) since
+        # CASSANDRA-19128; before it, every core key whatever changed
+        keys = (CORE_METADATA if "force-snapshot-reports-all-keys" in self._mutants
+                else diff_keys(self.metadata, metadata))
+        self.last_install = (self.applied, keys)
         d.base = snap
         d.base_metadata = metadata
         # why: entries below the snapshot are no longer needed to rebuild the metadata

@@ -57,6 +57,7 @@ from impl.node.hints import HintsService
 from impl.node.host import World
 from impl.node.log import Disk, LocalLog
 from impl.node.operation import OperationDriver
+from impl.node.operator import OperatorCommands
 from impl.node.repair import RepairService
 from impl.node.replica import Replica
 from impl.node.submitter import Submitter
@@ -111,6 +112,7 @@ class Node:
         self.replica = Replica(self)
         self.coordinator = Coordinator(self, world.skew_of(node_id), self.next_request_id)
         self.operation = OperationDriver(self)
+        self.operator = OperatorCommands(self)
         self._handlers: dict[type, Callable[[Any], None]] = {
             Prepare: self.acceptor.on_prepare,
             Accept: self.acceptor.on_accept,
@@ -181,6 +183,11 @@ class Node:
     def cancel(self, ev: object) -> None:
         if isinstance(ev, Event):
             self._queue.cancel(ev)
+
+    def sees_alive(self, peer: str) -> bool:
+        """Whether this node sees `peer` alive (itself: always): what its operator commands and
+        CMS reconfigurations go by (FailureDetector.isAlive on the node that runs them)."""
+        return self.failure_detector.is_alive(peer)
 
     def pick_cms_member(self, avoid: str = "") -> str:
         members = list(self.executor.members(self.log.metadata))

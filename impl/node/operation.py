@@ -2,14 +2,22 @@
 InProgressSequence.executeNext for BootstrapAndJoin, UnbootstrapAndLeave, Move,
 BootstrapAndReplace and RemoveNode).
 
-PREPARE (after REGISTER, for a joining or replacing node) -> START -> [barrier on the START
-epoch] streaming -> MID -> [barrier on the MID epoch] FINISH. Each step is a commit request
-through the node's submitter; START needs no barrier (`ProgressBarrier.immediate`). What the
-driver knows is persisted on the node's disk and the rest is read back from the metadata, so a
-node that crashes mid-operation resumes where the log says it is. A rejected PREPARE (another
-operation holds an overlapping range, say) ends the operation as rejected. An operator cancel
-(CANCEL_SEQUENCE, no barrier first) is submitted by the driver's node; the driver stops when the
-sequence disappears from the metadata. In gossip mode the barrier is a fixed wait (RING_DELAY).
+The operator's command first passes the operator layer (impl/node/operator_checks.py:
+SingleNodeSequences, StorageService, Startup, with Cassandra's messages, on this node's metadata
+and failure-detector view); a refusal ends it as `refused: ...` before anything is committed.
+Then REGISTER (a joining or replacing node) -> for a replace, decommission, removenode or
+assassinate of a CMS member, the CMS reconfigured without it (ReconfigureCMS.maybeReconfigureCMS,
+`failed: Could not remove ... from CMS` if it is still a member after) -> for a replace, the
+replaced node must look dead ("Cannot replace a live node... ") -> PREPARE -> START -> [barrier
+on the START epoch] streaming -> MID -> [barrier on the MID epoch] FINISH -> for a join, replace or
+move, the CMS placed anew (ClusterMetadataService.ensureCMSPlacement; its failure is only
+logged). An assassinate is one ASSASSINATE commit. Each step is a commit request through the
+node's submitter; START needs no barrier (`ProgressBarrier.immediate`). What the driver knows is
+persisted on the node's disk and the rest is read back from the metadata, so a node that crashes
+mid-operation resumes where the log says it is. A rejected PREPARE (another operation holds an
+overlapping range, say) ends the operation as rejected. The driver stops when the sequence
+disappears from the metadata (a cancel: impl/node/operator.py). In gossip mode the barrier is a
+fixed wait (RING_DELAY).
 """
 
 from __future__ import annotations
@@ -17,16 +25,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from impl import bugs
+from impl.cms import placement
+from impl.cms.reconfiguration import down_nodes
+from impl.engine import cms_reconfiguring
 from impl.entry import canonical_json
 from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
+from impl.node import operator_checks as checks
 from impl.node.progress_barrier import ProgressBarrier
-from impl.node.streaming import Streaming, plan
+from impl.node.streaming import Streaming, elsewhere, plan
 
 if TYPE_CHECKING:
     from impl.node.host import Host
 
 _STEP_OP = {"JOIN": "JOIN", "LEAVE": "LEAVE", "REMOVE": "LEAVE", "MOVE": "MOVE",
             "REPLACE": "REPLACE"}
+_FAIL_AT_ONCE = ("PREPARE", "REGISTER", "CMS", "ASSASSINATE")
+"""Commits whose rejection ends the operation (a rejected step may only mean the node lags)."""
 
 
 class OperationDriver:
@@ -54,44 +68,35 @@ class OperationDriver:
         if self.state is not None and self.state.get("outcome") is None:
             node.world.operation_finished(node.id, op, "refused: this node runs an operation")
             return
-        if op == "remove":
-            refusal = self._refuse_remove(target)
-            if refusal is not None:
-                node.trace.event("operation", node.id, "-", f"remove refused: {refusal}")
-                node.world.operation_finished(node.id, op, "refused: " + refusal)
-                return
-        seq_node = target if op == "remove" else node.id
+        refusal = self._refusal(op, target, tokens)
+        if refusal is not None:
+            node.trace.event("operation", node.id, "-", f"{op} refused: {refusal}")
+            node.world.operation_finished(node.id, op, "refused: " + refusal)
+            return
+        seq_node = target if op in ("remove", "assassinate") else node.id
         node.disk.operation = {"op": op, "seq_node": seq_node, "target": target,
                                "tokens": list(tokens), "location": location, "prepared": False,
-                               "last_epoch": 0, "outcome": None}
+                               "last_epoch": 0, "outcome": None, "cms": None}
         node.trace.event("operation", node.id, "-", f"begin {op}")
         self.advance()
 
-    def _refuse_remove(self, target: str | None) -> str | None:
-        """What `nodetool removenode` refuses before committing anything
-        (SingleNodeSequences.removeNode): removing itself, a node the directory does not know, a
-        live one (the failure detector's view: here, a running process; a cut-off node counts as
-        live, as it would until its phi rises) — "use decommission" — and a node with an
-        operation in progress. A node already LEAVING is removed anyway (Cassandra warns)."""
+    def _refusal(self, op: str, target: str | None, tokens: tuple[int, ...]) -> str | None:
+        """What the operator layer refuses, on this node's metadata and failure detector."""
         node = self._node
         meta = node.log.metadata
-        if target is None or target == node.id:
-            return "cannot remove self"
-        if target not in meta.directory:
-            return "host id not found"
-        if node.world.is_up(target):
-            return f"node {target} is alive (use decommission)"
-        if target in meta.sequences:
-            return "cannot remove a node that has an in-progress sequence"
-        return None
-
-    def cancel(self) -> None:
-        """The operator's CANCEL_SEQUENCE, submitted at once (no barrier before a cancel)."""
-        node = self._node
-        st = self.state
-        seq_node = st["seq_node"] if st is not None else node.id
-        node.trace.event("operation", node.id, "-", f"cancel {seq_node}")
-        node.submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": seq_node}))
+        if op == "join":
+            return checks.join(meta, tokens)
+        if op == "move":
+            return checks.move(meta, node.id, tokens)
+        if op == "leave":
+            return checks.decommission(meta, node.id)
+        if target is None:
+            return f"{op} needs a target"
+        if op == "remove":
+            return checks.remove(meta, node.id, target, node.sees_alive)
+        if op == "replace":
+            return checks.replace_joined(meta, target)
+        return None  # assassinate: no check (Assassinate.assassinateEndpoint)
 
     # --- driving ---
 
@@ -125,15 +130,20 @@ class OperationDriver:
                 or self._waiting or not node.alive or node.log.applied < self._resume_at:
             return
         meta = node.log.metadata
+        op = st["op"]
+        if op == "assassinate":
+            self._assassinate(st, meta)
+            return
         seq_node = st["seq_node"]
         seq = meta.sequences.get(seq_node)
-        op = st["op"]
         if seq is None:
             if st["prepared"]:
                 done = meta.directory.get(seq_node)
                 finished = (op in ("join", "replace", "move") and done is not None
                             and done.state.value == "JOINED") or (
                     op in ("leave", "remove") and (done is None or done.state.value == "LEFT"))
+                if finished and op in ("join", "replace", "move"):
+                    self._ensure_cms_placement(meta)
                 self._finish("completed" if finished else "cancelled")
                 return
             if op in ("join", "replace") and node.id not in meta.directory:
@@ -141,6 +151,13 @@ class OperationDriver:
                 self._submit({"kind": "REGISTER", "node": {"id": node.id, "dc": dc, "rack": rack}},
                              "REGISTER")
                 return
+            if not self._without_in_cms(st, meta):
+                return
+            if op == "replace":
+                refusal = checks.replace_live(st["target"], node.sees_alive)
+                if refusal is not None:
+                    self._finish("refused: " + refusal)
+                    return
             self._submit(self._prepare(st), "PREPARE")
             return
         if not st["prepared"]:
@@ -165,6 +182,74 @@ class OperationDriver:
                 self._stream(st["last_epoch"])
                 return
         self._submit({"kind": kind, "node": seq_node}, step)
+
+    # --- the CMS around an operation ---
+
+    def _without_in_cms(self, st: dict[str, Any], meta: Any) -> bool:
+        """ReconfigureCMS.maybeReconfigureCMS(metadata, toRemove) before a replace, decommission,
+        removenode or assassinate: True once the node to remove is not (or no longer) a CMS
+        member; False while the reconfiguration is proposed or under way (the lowest CMS member
+        takes its steps: impl/cms/reconfiguration.py), or when the operation ended."""
+        node = self._node
+        op = st["op"]
+        to_remove = node.id if op == "leave" else st["target"]
+        if op not in ("replace", "leave", "remove", "assassinate") or st.get("cms") == "done":
+            return True
+        if op == "assassinate" and bugs.on(node.settings, "assassinate-skips-cms-reconfiguration"):
+            st["cms"] = "done"  # CASSANDRA-19768: assassinateEndpoint went straight to Assassinate
+            return True
+        members = node.executor.members(meta)
+        if st.get("cms") is None:
+            # (with a reconfiguration in progress the PREPARE is rejected, as Cassandra's
+            # commit of PrepareCMSReconfiguration.Simple is: the operation fails)
+            plan_ = placement.without(meta, members, to_remove, node.world.cms_rf, down_nodes(node, meta),
+                                      shrink=bugs.on(node.settings, "decommission-shrinks-cms"))
+            if plan_ is None:
+                # not a full member in this view (maybeReconfigureCMS returns): should the CMS
+                # have made it one since, its PrepareLeave refuses ("still a part of CMS")
+                st["cms"] = "done"
+                st["cms_view"] = meta.epoch
+                return True
+            if isinstance(plan_, str):
+                self._finish("refused: " + plan_)
+                return False
+            add, remove = plan_
+            self._submit({"kind": "PREPARE_CMS_RECONFIGURATION", "add": list(add), "remove": list(remove)},
+                         "CMS")
+            return False
+        if meta.epoch < st["cms"] or cms_reconfiguring(meta):
+            return False
+        if to_remove in members:
+            self._finish(f"failed: Could not remove {to_remove} from CMS")
+            return False
+        st["cms"] = "done"
+        return True
+
+    def _ensure_cms_placement(self, meta: Any) -> None:
+        """ClusterMetadataService.ensureCMSPlacement after FINISH of a join, replace or move
+        (CASSANDRA-19705): a Complex reconfiguration at the CMS's replication, leaving out the
+        nodes this node sees down; submitted and left to run (a failure is only logged in
+        Cassandra: "operator should run `nodetool cms reconfigure`")."""
+        node = self._node
+        if bugs.on(node.settings, "cms-not-reconfigured-after-operation") or cms_reconfiguring(meta):
+            return
+        plan_ = placement.ensure(meta, node.executor.members(meta), node.world.cms_rf, down_nodes(node, meta))
+        if plan_ is not None:
+            add, remove = plan_
+            node.trace.event("operation", node.id, "-", f"ensure CMS placement +{list(add)} -{list(remove)}")
+            node.submitter.submit(canonical_json({"kind": "PREPARE_CMS_RECONFIGURATION",
+                                                  "add": list(add), "remove": list(remove)}))
+
+    def _assassinate(self, st: dict[str, Any], meta: Any) -> None:
+        """Assassinate.assassinateEndpoint: a node not in the directory is a no-op; the CMS
+        first, then one ASSASSINATE commit."""
+        target = st["target"]
+        rec = meta.directory.get(target)
+        if rec is None or (st["prepared"] and rec.state.value == "LEFT"):
+            self._finish("completed")
+            return
+        if self._without_in_cms(st, meta):
+            self._submit({"kind": "ASSASSINATE", "node": target}, "ASSASSINATE")
 
     def _latest_modification(self, seq_node: str) -> int:
         log = self._node.log
@@ -214,22 +299,33 @@ class OperationDriver:
         self._submitting = None
         if st is None or st["outcome"] is not None:
             return
+        node = self._node
         if result.outcome == "committed":
-            if what == "PREPARE":
+            if what in ("PREPARE", "ASSASSINATE"):
                 st["prepared"] = True
+            elif what == "CMS":
+                st["cms"] = result.committed_epoch
             st["last_epoch"] = result.committed_epoch
-            if self._node.log.applied < result.committed_epoch:
-                self._node.fetcher.want(result.committed_epoch, result.sender)
+            if node.log.applied < result.committed_epoch:
+                node.fetcher.want(result.committed_epoch, result.sender)
                 self._resume_at = result.committed_epoch
                 return  # advance() runs when the log gets there
-        elif what in ("PREPARE", "REGISTER"):
-            self._finish(f"rejected: {result.reason}")
+        elif what == "CMS" and node.log.applied < result.decided_epoch:
+            # proposed on a stale view (Cassandra's Simple computes its members at execute):
+            # catch up and propose again
+            node.fetcher.want(result.decided_epoch, result.sender)
+            self._resume_at = result.decided_epoch
+            return
+        elif what in _FAIL_AT_ONCE:
+            seen = st.get("cms_view")
+            view = "" if seen is None or "is a CMS member" not in result.reason else \
+                f" (maybeReconfigureCMS: not a full CMS member in {node.id}'s view at epoch {seen})"
+            self._finish(f"rejected: {result.reason}{view}")
             return
         else:
             # a step refused: if the deciding member was ahead (the step committed already, a
             # cancel), catch up and let the metadata say what next; if we were as far as it
             # and the sequence still waits for this step, the operation cannot go on
-            node = self._node
             if node.log.applied < result.decided_epoch \
                     and not bugs.on(node.settings, "rejected-commit-no-catchup"):
                 node.fetcher.want(result.decided_epoch, result.sender)
@@ -288,6 +384,11 @@ class OperationDriver:
                      from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
                      wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
                      all_sources="stream-from-all-replicas" in node.settings.fixes)
+        halted = elsewhere(st["op"], st["seq_node"], tasks)
+        if halted is not None:
+            self._waiting = False
+            self._finish(f"failed: bootstrap streaming failed: {halted}")
+            return
         self._streaming = Streaming(node, tasks, done)
         self._streaming.start()
 

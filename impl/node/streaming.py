@@ -68,6 +68,24 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
     return [(ks, dest, sources, tuple(ranges)) for (ks, dest, sources), ranges in out.items()]
 
 
+def elsewhere(op: str, node: str, tasks: list[Task]) -> str | None:
+    """Why Cassandra's own streaming cannot run this operation's movements, or None: a join's
+    or a replace's node fetches ranges for itself only (BootstrapAndJoin.movementMap: `assert
+    destination.endpoint().equals(joining)`; a replacement's RangeStreamer: `assert
+    local.isSelf()` in FetchReplica, "There shouldn't be multiple replicas for range" — with
+    assertions on, the default `-ea`), and a move must be the source or the destination of each
+    movement (Move.executeNext: "Node should be either source or destination in the movement
+    map"). Either way the bootstrap fails before MID and the sequence is halted with START
+    applied, until an operator cancels it. Only a replacement in another DC or rack gets there
+    here (finding cross-dc-replace); leaves and removenodes stream to other nodes by design."""
+    for _, dest, sources, _ in tasks:
+        if op in ("join", "replace") and dest != node:
+            return f"a movement to {dest} (assertion in the movement map / RangeStreamer: the {op} fetches for itself only)"
+        if op == "move" and dest != node and node not in sources:
+            return f"Node should be either source or destination in the movement map ({dest})"
+    return None
+
+
 class Streaming:
     def __init__(self, node: Host, tasks: list[Task], on_done: Callable[[], None]) -> None:
         self._node = node

@@ -59,6 +59,11 @@ class PrepareCMSReconfiguration(Transformation):
                                     locked_ranges=m.locked_ranges.lock(NodeId(CMS_LOCK_HOLDER), whole)))
 
 
+def unknown_endpoint(node: str, where: str) -> str:
+    """Cassandra's NullPointerException for a CMS step whose node has left the directory."""
+    return f"{node}: not in the directory: {where}'s new Replica(directory.endpoint({node}), ...) throws NullPointerException"
+
+
 @frozen(kw_only=True)
 class AdvanceCMSReconfiguration(Transformation):
     kind = "ADVANCE_CMS_RECONFIGURATION"
@@ -75,6 +80,10 @@ class AdvanceCMSReconfiguration(Transformation):
                             f"(expected {index})")
         step, *rest = cms.reconfiguration.remaining
         reads, writes = cms.reads, cms.writes
+        if step.kind is not CMSStepKind.FINISH and step.node not in m.directory:
+            # startAdd / finishAdd / executeRemove: new Replica(prev.directory.endpoint(id), ...),
+            # whose constructor is Preconditions.checkNotNull(endpoint) (a node replaced meanwhile)
+            return Rejected(unknown_endpoint(step.node, "AdvanceCMSReconfiguration"))
         if step.kind is CMSStepKind.FINISH:
             return Success(m.next_epoch(cms=evolve(cms, reconfiguration=None),
                                         locked_ranges=m.locked_ranges.unlock(NodeId(CMS_LOCK_HOLDER))))
@@ -100,6 +109,9 @@ class CancelCMSReconfiguration(Transformation):
         cms = m.cms
         if cms.reconfiguration is None:
             return Rejected(f"{self.kind} with no CMS reconfiguration in progress")
+        for node in sorted(cms.writes - cms.reads):
+            if node not in m.directory:  # the active transition's pending replica, looked up likewise
+                return Rejected(unknown_endpoint(node, "CancelCMSReconfiguration"))
         writes = cms.writes - (cms.writes - cms.reads)
         return Success(m.next_epoch(cms=evolve(cms, writes=writes, reconfiguration=None),
                                     locked_ranges=m.locked_ranges.unlock(NodeId(CMS_LOCK_HOLDER))))

@@ -33,7 +33,9 @@ class PrepareLeave(Transformation):
     def execute(self, m: ClusterMetadata) -> Result:
         """Cassandra's PrepareLeave.execute, in its order: CMS membership, JOINED, then (unless
         forced) the JOINED-count replication check, then the range locks."""
-        if self.node in m.cms.members:
+        # ClusterMetadata.isCMSMember: `fullCMSMembers().contains(endpoint)`, the read members
+        # (a node only joining the CMS's write set may leave)
+        if self.node in m.cms.reads:
             return Rejected(f"{self.node}: {self.kind} of a CMS member; reconfigure the CMS first")
         found = node_in_state(m, self.node, self.kind, NodeState.JOINED)
         if isinstance(found, Rejected):

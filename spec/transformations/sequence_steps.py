@@ -60,7 +60,7 @@ def prepare(m: ClusterMetadata, *, node: NodeId, op: OperationKind, after: Token
         return Rejected(f"{node}: {step_name(Step.PREPARE, op)} conflicts with ranges locked by {holder}")
     seq = InProgressSequence(
         kind=op, node=node, next_step=Step.START, tokens=new_tokens, replaced=replaced,
-        deltas=deltas, affected=affected, prior_state=m.directory.node(node).state,
+        deltas=deltas, affected=affected,
     )
     directory = (m.directory.with_state(node, NodeState.MOVING) if op is OperationKind.MOVE
                  else m.directory)
@@ -83,18 +83,56 @@ START_STATE = {
 MOVING is already set at PREPARE_MOVE, so START_MOVE's assignment changes nothing)."""
 
 
+def orphan_commit_error(m: ClusterMetadata, node: NodeId, step: Step, op: OperationKind,
+                        placements_change: bool) -> Rejected | None:
+    """Why a step of a sequence whose node has no directory entry (an UNREGISTER committed
+    after its PREPARE) cannot commit, or None. Cassandra's `Directory.withNodeState` is
+    `states.withForce(id, state)`: the state write itself does not fail. But when the step
+    changes placements, `ClusterMetadata.Transformer.build()` sorts every replica group
+    (`cassandra.sorted_replica_groups_enabled`, default true) with `PrimaryRangeComparator`,
+    whose `directory.peerId(o1.endpoint())` is null for the unregistered node's endpoint, a
+    replica of some group since PREPARE's deltas name it: a NullPointerException that
+    `AbstractLocalProcessor.commit` does not turn into a rejection (a commit error; modelled as
+    a refusal). FINISH calls `Directory.withRackAndDC`, whose `locations.get(id)` is null."""
+    if node in m.directory:
+        return None
+    name = step_name(step, op)
+    if step is Step.FINISH:
+        return Rejected(f"{node}: {name}: commit failed: Directory.withRackAndDC of a node with no "
+                        f"directory entry (NullPointerException)")
+    if placements_change:
+        return Rejected(f"{node}: {name}: commit failed: Transformer.build() sorts the replica groups "
+                        f"(sorted_replica_groups_enabled=true) and PrimaryRangeComparator finds no peer id "
+                        f"for {node}, which has no directory entry (NullPointerException)")
+    return None
+
+
+CANCEL_STATE = {
+    OperationKind.JOIN: NodeState.REGISTERED,
+    OperationKind.REPLACE: NodeState.REGISTERED,
+    OperationKind.LEAVE: NodeState.JOINED,
+    OperationKind.REMOVE: NodeState.JOINED,
+    OperationKind.MOVE: NodeState.JOINED,
+}
+"""The state a cancel leaves the node in: BootstrapAndJoin.cancel and BootstrapAndReplace.cancel
+set REGISTERED (a join prepared from LEFT too), Move.cancel and UnbootstrapAndLeave.cancel set
+JOINED."""
+
+
 def start(m: ClusterMetadata, node: NodeId, op: OperationKind) -> Result:
     seq = sequence_at(m, node, op, Step.START)
     if isinstance(seq, Rejected):
         return seq
-    if node not in m.directory:
-        # Cassandra's Directory.withNodeState fails on an unknown id (an UNREGISTER of the node
-        # committed after its PREPARE): the commit fails, which the spec models as a refusal.
-        return Rejected(f"{node}: {step_name(Step.START, op)} of a node no longer in the directory")
+    placements = ownership.start(m.placements, seq.deltas)
+    refused = orphan_commit_error(m, node, Step.START, op, placements != m.placements)
+    if refused is not None:
+        return refused
     return Success(m.next_epoch(
-        placements=ownership.start(m.placements, seq.deltas),
+        placements=placements,
         in_progress=m.in_progress.with_sequence(seq.advanced()),
-        directory=m.directory.with_state(node, START_STATE[op]),
+        # withForce: a node with no directory entry gets no visible state (Cassandra writes a
+        # `states` entry with no peer, which peerIds() does not list)
+        directory=m.directory.with_state(node, START_STATE[op]) if node in m.directory else m.directory,
     ))
 
 
@@ -102,8 +140,12 @@ def mid(m: ClusterMetadata, node: NodeId, op: OperationKind) -> Result:
     seq = sequence_at(m, node, op, Step.MID)
     if isinstance(seq, Rejected):
         return seq
+    placements = ownership.mid(m.placements, seq.deltas)
+    refused = orphan_commit_error(m, node, Step.MID, op, placements != m.placements)
+    if refused is not None:
+        return refused
     return Success(m.next_epoch(
-        placements=ownership.mid(m.placements, seq.deltas),
+        placements=placements,
         in_progress=m.in_progress.with_sequence(seq.advanced()),
     ))
 
@@ -116,8 +158,9 @@ def finish(m: ClusterMetadata, node: NodeId, op: OperationKind, outcome: Outcome
     seq = sequence_at(m, node, op, Step.FINISH)
     if isinstance(seq, Rejected):
         return seq
-    if node not in m.directory:
-        return Rejected(f"{node}: {step_name(Step.FINISH, op)} of a node no longer in the directory")
+    refused = orphan_commit_error(m, node, Step.FINISH, op, True)
+    if refused is not None:
+        return refused
     token_map, directory = outcome(m, seq)
     in_progress = m.in_progress.without(node)
     keep = frozenset(token_map.tokens) | in_progress.pending_tokens()
@@ -131,7 +174,7 @@ def finish(m: ClusterMetadata, node: NodeId, op: OperationKind, outcome: Outcome
 
 
 def cancel(m: ClusterMetadata, node: NodeId) -> Result:
-    """Revert every applied step in one epoch, unlock, and restore the node's prior state."""
+    """Revert every applied step in one epoch, unlock, and set the state Cassandra's cancel sets."""
     seq = m.in_progress.get(node)
     if seq is None:
         return Rejected(f"{node}: CANCEL_SEQUENCE with no sequence in progress")
@@ -140,7 +183,8 @@ def cancel(m: ClusterMetadata, node: NodeId) -> Result:
     placements = ownership.revert(m.placements, seq.deltas, seq.next_step)
     return Success(m.next_epoch(
         placements=ownership.merge(placements, keep),
-        directory=(m.directory.with_state(node, seq.prior_state) if node in m.directory else m.directory),
+        # withForce: no visible state for an id with no peer entry (Cassandra writes one)
+        directory=(m.directory.with_state(node, CANCEL_STATE[seq.kind]) if node in m.directory else m.directory),
         locked_ranges=m.locked_ranges.unlock(node),
         in_progress=in_progress,
     ))

@@ -1,6 +1,7 @@
 """Issue 25: the "CMS undersized" liveness rule counts as candidates only the nodes the CMS
 placement could add (JOINED, up, in no in-progress sequence: CMSPlacementStrategy.DefaultNodeFilter),
-and still catches a sizing driver that proposes a node in a sequence for ever."""
+and still catches a placement that proposes a node in a sequence (issue 21: judged against the
+last sizing point, campaign/run/cms_liveness.py)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,17 @@ def run(name: str) -> Any:
 
 
 def test_a_cms_short_only_of_nodes_in_a_sequence_is_not_undersized() -> None:
-    # the policy wants 5 of 6 joined; j1 is no process and n4 is leaving (nobody drives it on),
-    # so the four others are all the placement can have
+    # six joined, j1 no process (joined by direct submissions) and n4 leaving (nobody drives it
+    # on): no operator path placed the CMS after the first reconfiguration, which reached its size
     outcome = run("cms-short-of-a-leaving-node.json")
     assert outcome.valid, outcome.cause
 
 
-def test_a_driver_proposing_the_leaving_node_for_ever_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    # plant issue 25's bug: the driver no longer leaves nodes in a sequence out
-    monkeypatch.setattr("impl.cms.reconfiguration.in_sequences", lambda metadata: frozenset())
-    outcome = run("cms-undersized-replace-leave.json")
-    assert outcome.cause is not None
-    assert outcome.cause.text == "liveness: CMS undersized: 2 joined members, the policy wants 3 of 5 joined nodes"
+def test_a_placement_proposing_the_leaving_node_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # plant issue 25's bug: the placement no longer leaves nodes in a sequence out, so j1's
+    # ensureCMSPlacement after its join proposes n4, which the engine refuses (and Cassandra's
+    # ensureCMSPlacement only logs): the CMS stays at three where five were wanted
+    monkeypatch.setattr("impl.cms.placement.in_sequences", lambda metadata: frozenset())
+    outcome = run("cms-grows-past-a-leaving-node.json")
+    assert outcome.cause is not None and outcome.cause.klass == "liveness: CMS undersized"
+    assert outcome.cause.text.startswith("liveness: CMS undersized: 3 members in the ring, 5 wanted after")

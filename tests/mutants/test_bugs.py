@@ -160,6 +160,12 @@ DETECTING_SEED: dict[str, int] = {
     "read-repair-responders-only": 9,
     "hint-replay-ignores-ownership": 9,
     "revalidation-off-by-one": 41,
+    # issue 21: fixed tickets
+    "cms-not-reconfigured-after-operation": 1,
+    "assassinate-skips-cms-reconfiguration": 1,
+    "settled-placement-from-token-map": 1,
+    "force-snapshot-reports-all-keys": 16,
+    "cms-commit-fails-after-leaving-cms": 3,
 }
 
 # Switches whose detection is still open work (docs/mutants.md): not asserted, listed so that
@@ -216,7 +222,11 @@ CONTROLS = ["no-progress-barrier", "barrier-at-one", "decommission-shrinks-cms",
             "barrier-new-replicas-only", "mid-drops-old-write-replicas",
             # issue 22: the data focus runs generated cases as they are (its control is the
             # default campaign's sim runs with a move, or with multi-DC EACH_QUORUM writes)
-            "move-skips-streaming", "each-quorum-pending-local-dc-only"]
+            "move-skips-streaming", "each-quorum-pending-local-dc-only",
+            # issue 21: fixed tickets
+            "cms-not-reconfigured-after-operation", "assassinate-skips-cms-reconfiguration",
+            "settled-placement-from-token-map", "force-snapshot-reports-all-keys",
+            "cms-commit-fails-after-leaving-cms"]
 
 
 @pytest.mark.slow

@@ -108,3 +108,19 @@ def test_fix_option_on_the_commands(args: list[str], code: int, monkeypatch: pyt
         assert "unknown fix 'no-such-fix'" in err
     elif code == 2:
         assert "(fix composition-guard)" in err
+
+
+VARIANTS = sorted((p.parent.name, p.stem) for p in (EXAMPLES / "findings").glob("*/*.json"))
+
+
+@pytest.mark.parametrize(("finding_id", "variant"), VARIANTS)
+def test_each_variant_of_a_finding_shows_it_and_passes_with_its_fix(finding_id: str, variant: str) -> None:
+    """examples/findings/<id>/<variant>.json: the other ways to a finding (cancel-after-mid's
+    move, leave, replace and remove; leave-while-joining-cms's replace), each its own failure file."""
+    finding = BY_ID[finding_id]
+    doc = json.loads((EXAMPLES / "findings" / finding_id / f"{variant}.json").read_text())
+    faithful = checked(RunSpec(kind=doc["kind"], seed=doc["seed"], case=doc["case"]))
+    assert faithful.cause is not None
+    assert known_finding(faithful.cause.klass) is finding, faithful.cause
+    fixed = checked(RunSpec(kind=doc["kind"], seed=doc["seed"], case=doc["case"], fixes=frozenset({finding.fix})))
+    assert fixed.valid, fixed.cause

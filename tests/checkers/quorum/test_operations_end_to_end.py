@@ -37,7 +37,9 @@ def cluster_history(nodes: int = 12, tokens: int = 4, seed: int = 3) -> History:
     ops: list[Operation] = [
         Join(node=NodeSpec(id=NodeId("x"), location=Location(dc="dc1", rack="r0"), tokens=tuple(spare[:tokens]))),
         Leave(node=NodeId("n04")),
-        Move(node=NodeId("n05"), tokens=tuple(spare[tokens:])),
+        # a vnode move: SingleNodeSequences.move refuses a node with several tokens, so these
+        # are the transformations alone (the prover's subject), past the operator layer
+        Move(node=NodeId("n05"), tokens=tuple(spare[tokens:]), operator_checks=False),
         Replace(node=NodeId("n06"), by=NodeSpec(id=NodeId("y"), location=Location(dc="dc1", rack="r1"))),
     ]
     run = run_operations(topo, ops)

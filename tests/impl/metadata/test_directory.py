@@ -43,7 +43,8 @@ def test_unregister_a_left_node() -> None:
     m = run(m, [{"kind": "PREPARE_LEAVE", "node": "C"}, *steps("LEAVE", "C")])
     m = ok(m, {"kind": "UNREGISTER", "node": "C"})
     assert "C" not in m.directory
-    assert rejected(m, {"kind": "UNREGISTER", "node": "C"}) == "C: not registered"
+    assert rejected(m, {"kind": "UNREGISTER", "node": "C"}) == (
+        "Can not unregister C since it is not present in the directory.")
 
 
 def test_replacing_a_cms_member_is_accepted_and_leaves_a_member_outside_the_directory() -> None:

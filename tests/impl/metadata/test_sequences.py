@@ -194,9 +194,10 @@ def test_malformed_transformations() -> None:
 def test_register_twice_and_unregister() -> None:
     m = ok(base(), register("X"))
     assert rejected(m, register("X")) == "X: already registered"
-    m = ok(m, {"kind": "UNREGISTER", "node": "X"})
+    m = ok(m, {"kind": "UNREGISTER", "node": "X", "allowed": ["LEFT", "REGISTERED"]})
     assert "X" not in m.directory
-    assert rejected(m, {"kind": "UNREGISTER", "node": "B"}) == "B: cannot unregister from state JOINED"
+    assert rejected(m, {"kind": "UNREGISTER", "node": "B", "allowed": ["LEFT"]}) == (
+        "Can't unregister B - node state is JOINED not [LEFT]")
 
 
 # -- cancel ----------------------------------------------------------------------------------

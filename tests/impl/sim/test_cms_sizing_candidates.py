@@ -1,9 +1,8 @@
-"""Issue 25: the CMS sizing driver chooses new members as Cassandra's CMSPlacementStrategy does,
-leaving out nodes in an in-progress sequence (DefaultNodeFilter: `inProgressSequences.contains`).
-
-Before, it proposed the lowest-id joined node even when that node was leaving; the engine refuses
-such a candidate ("is in an in-progress sequence"), the driver proposed the same plan again on
-every retry, and the CMS stayed below the policy's size for the rest of the run."""
+"""Issue 25, under Cassandra's trigger points (issue 21): new CMS members are chosen as
+CMSPlacementStrategy does, leaving out nodes in an in-progress sequence (DefaultNodeFilter:
+`inProgressSequences.contains`), and the CMS is placed anew only where an operator path asks
+(ClusterMetadataService.ensureCMSPlacement after a join, replace or move finishes;
+ReconfigureCMS.maybeReconfigureCMS before a member is removed)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from campaign.formats.scenario import parse_scenario
 from campaign.kinds import checked
+from campaign.run.findings import known_finding
 from campaign.run.record import RunSpec
 from impl.cluster import Cluster
 from impl.engine import cms_members
@@ -27,37 +25,47 @@ def failure_file(name: str) -> tuple[dict[str, Any], int]:
     return doc["case"], int(doc["seed"])
 
 
-@pytest.mark.parametrize(("name", "cms"), [
-    # the campaign's shrunk case (seed 777004756): j1 replaces the CMS member n1 by direct
-    # submissions and n4 prepares to leave; n1's seat must go to n5, not to the leaving n4
-    ("cms-undersized-replace-leave.json", ("n2", "n3", "n5")),
-    # the same stall without any replace: j1 joins while n4 is leaving, the policy grows to 5
-    ("cms-grows-past-a-leaving-node.json", ("j1", "n1", "n2", "n3", "n5")),
-])
-def test_the_cms_reaches_the_policy_size_without_the_leaving_node(name: str, cms: tuple[str, ...]) -> None:
+def final_cms(name: str) -> tuple[Cluster, Any]:
     case, seed = failure_file(name)
+    cluster = Cluster(parse_scenario(case), seed)
+    return cluster, cluster.run()
+
+
+def test_a_join_places_the_cms_anew_without_the_leaving_node() -> None:
+    # j1 joins through the node-driven operation while n4 is leaving (submitted directly, never
+    # driven on): six JOINED, so j1's ensureCMSPlacement grows the CMS to 5, past n4
+    case, seed = failure_file("cms-grows-past-a-leaving-node.json")
     outcome = checked(RunSpec(kind="sim", seed=seed, case=case))
     assert outcome.valid, outcome.cause
-    cluster = Cluster(parse_scenario(case), seed)
-    result = cluster.run()
-    assert result.quiescent
-    assert dict(result.counters).get("rejections", 0) <= 1  # no plan refused over and over
+    cluster, result = final_cms("cms-grows-past-a-leaving-node.json")
+    assert result.quiescent and "rejections" not in dict(result.counters)
     for node in cluster.nodes.values():
         if node is not None:
-            meta = node.log.metadata
-            assert "n4" in meta.sequences  # the leave is still prepared: n4 was never eligible
-            assert cms_members(meta) == cms
+            assert "n4" in node.log.metadata.sequences
+            assert cms_members(node.log.metadata) == ("j1", "n1", "n2", "n3", "n5")
 
 
-def test_with_only_four_eligible_nodes_the_cms_settles_at_four() -> None:
-    # j1 joined by direct submissions is no process (down to the failure detector) and n4 is
-    # leaving: CMSPlacementStrategy would place the CMS on the four others, and so does the
-    # driver, once, instead of proposing n4 for the rest of the run
+def test_a_join_by_direct_submissions_changes_no_cms() -> None:
+    # the same join submitted step by step (no node drives it, so nothing calls
+    # ensureCMSPlacement): the CMS stays as the first reconfiguration left it, and that is no
+    # liveness failure (no sizing point wanted more)
     case, seed = failure_file("cms-short-of-a-leaving-node.json")
-    cluster = Cluster(parse_scenario(case), seed)
-    result = cluster.run()
-    assert result.quiescent
-    assert "rejections" not in dict(result.counters)
+    assert checked(RunSpec(kind="sim", seed=seed, case=case)).valid
+    cluster, result = final_cms("cms-short-of-a-leaving-node.json")
+    assert result.quiescent and "rejections" not in dict(result.counters)
     for node in cluster.nodes.values():
         if node is not None:
-            assert cms_members(node.log.metadata) == ("n1", "n2", "n3", "n5")
+            assert cms_members(node.log.metadata) == ("n1", "n2", "n3")
+
+
+def test_a_cms_member_replaced_by_direct_submissions_keeps_its_seat() -> None:
+    # the campaign's shrunk case of issue 25 (seed 777004756): j1 replaces the CMS member n1 by
+    # direct submissions; no operator path runs maybeReconfigureCMS, so n1 stays a CMS member
+    # outside the directory: finding replace-cms-member, by the spec's invariant
+    case, seed = failure_file("cms-undersized-replace-leave.json")
+    outcome = checked(RunSpec(kind="sim", seed=seed, case=case))
+    assert outcome.cause is not None and outcome.cause.klass == "invariant cms_is_consistent"
+    finding = known_finding(outcome.cause.klass)
+    assert finding is not None and finding.id == "replace-cms-member"
+    cluster, _ = final_cms("cms-undersized-replace-leave.json")
+    assert cms_members(cluster.nodes["n2"].log.metadata) == ("n1", "n2", "n3")

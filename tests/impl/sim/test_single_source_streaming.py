@@ -34,7 +34,7 @@ def rf3_replace() -> dict[str, Any]:
 
 
 def as_remove(doc: dict[str, Any]) -> dict[str, Any]:
-    return {**doc, "operations": [{"op": "remove", "node": "n2", "target": "n4", "at_ms": 3500}]}
+    return {**doc, "operations": [{"op": "remove", "node": "n2", "target": "n4", "at_ms": 40_000}]}
 
 
 @pytest.mark.parametrize(("case", "seed"), [(rf3_replace(), 2), (as_remove(rf3_replace()), 1)])

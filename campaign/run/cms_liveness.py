@@ -1,0 +1,130 @@
+"""Progress checks of the CMS's membership in a run that settled, under Cassandra's rule that the
+CMS changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfiguration.py):
+
+- **CMS undersized.** With the CEP's sizing policy as the CMS's replication (the default), the
+  last *sizing point* — the operator's first `nodetool cms reconfigure`, a committed
+  PREPARE_CMS_RECONFIGURATION (ensureCMSPlacement's, maybeReconfigureCMS's, or the operator's),
+  or the FINISH of a node-driven join, replace or move (after which ensureCMSPlacement runs) —
+  could place the CMS at min(policy size, candidates); a settled run ending with fewer joined read
+  members failed to (CASSANDRA-19705: nothing placed after the FINISH; CASSANDRA-18416: a
+  member removed with nobody in its place; CASSANDRA-19943: a reconfiguration waiting for ever
+  on a down node it chose). Candidates are the point's members and the JOINED nodes in no
+  sequence that were up throughout a failure detector's conviction time around the point (the
+  deciding node's view is the failure detector's, which lags a crash or a restart); a member
+  removed by the point's reconfiguration is no candidate. Points whose deciding node went down
+  near them, or during a partition, are not judged (its view is unknowable here).
+- A CMS member outside the directory is the spec's invariant `cms_is_consistent`, which the judge
+  checks on the final state (finding replace-cms-member); the size is not judged then.
+- **Removal refused for a CMS member.** A node-driven replace, decommission, removenode or
+  assassinate rejected by PrepareLeave's CMS check: the operator paths reconfigure the CMS
+  first (ReconfigureCMS.maybeReconfigureCMS), so only a missing reconfiguration gets there
+  (CASSANDRA-19768: assassinate did not).
+"""
+
+from __future__ import annotations
+
+import json
+
+from campaign.run import cause as C
+from campaign.run.cause import Cause
+from impl.cluster import RunResult
+from impl.cms.placement import policy_size
+from impl.scenario import Scenario
+from spec.invariants import cms_additions_in_directory, cms_is_consistent
+from spec.metadata import ClusterMetadata
+
+FD_WINDOW_ROUNDS = 40
+"""Gossip rounds around a sizing point within which a crash or a restart makes a node's
+liveness, as the deciding node saw it, unknown (conviction: phi 8, about 18.4 mean arrival
+intervals, 20-30 rounds in the simulator)."""
+
+
+def cms_causes(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata],
+               final: ClusterMetadata, settled: bool) -> tuple[Cause, ...]:
+    out = list(_removal_refused(result))
+    if not cms_is_consistent(final) and not cms_additions_in_directory(final) and settled and _policy_only(scenario):
+        out.extend(_undersized(scenario, result, states, final))
+    return tuple(out)
+
+
+def _policy_only(scenario: Scenario) -> bool:
+    return scenario.cms_size is None and scenario.cms_members is None and not scenario.cms_changes
+
+
+def _removal_refused(result: RunResult) -> tuple[Cause, ...]:
+    for node, op, outcome in result.operations:
+        # (a node that was no full CMS member in the view maybeReconfigureCMS decided on, but
+        # is one by the PREPARE: Cassandra's PrepareLeave refuses it the same way)
+        if op in ("replace", "leave", "remove", "assassinate") and outcome.startswith("rejected") \
+                and "is a CMS member" in outcome and "maybeReconfigureCMS: not a full CMS member" not in outcome:
+            return (C.liveness("removal refused for a CMS member",
+                               f"{op} on {node} ended {outcome!r} (the operator path reconfigures the CMS first)"),)
+    return ()
+
+
+def _points(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata]
+            ) -> list[tuple[int, int, str, frozenset[str]]]:
+    """(time, epoch of the metadata decided on, deciding node, nodes removed) of every sizing point."""
+    start = min(states)
+    lowest = min((str(n) for n in states[start].cms.reads), default="")
+    points = [(scenario.cms_reconfigure_at, start, lowest, frozenset[str]())]
+    finishing = {node for node, op, outcome in result.operations
+                 if op in ("join", "replace", "move") and outcome == "completed"}
+    for h in result.commit_history:
+        if h.type != "ok":
+            continue
+        value = json.loads(h.value)
+        t = value.get("transformation", {})
+        epoch, entry = int(value.get("epoch", 0)), str(value.get("entry_id", ""))
+        kind = str(t.get("kind", ""))
+        if kind == "PREPARE_CMS_RECONFIGURATION" and epoch - 1 in states:
+            points.append((h.time, epoch - 1, entry.split(":")[0], frozenset(t.get("remove", []))))
+        elif kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
+                and epoch in states and states[epoch].cms.reconfiguration is None:
+            # (with a reconfiguration in progress, ensureCMSPlacement's commit is rejected: logged)
+            points.append((h.time, epoch, str(t.get("node")), frozenset()))
+    return sorted(points)
+
+
+def _down_near(scenario: Scenario, node: str, t: int, margin: int, processes: set[str]) -> bool:
+    if node not in processes:
+        return True
+    for c in scenario.crashes:
+        if c.node == node and c.at <= t + margin and (c.restart is None or c.restart >= t - margin):
+            return True
+    return False
+
+
+def _undersized(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata],
+                final: ClusterMetadata) -> tuple[Cause, ...]:
+    if not final.cms.initialized:
+        return ()
+    time, epoch, decider, removed = _points(scenario, result, states)[-1]
+    margin = FD_WINDOW_ROUNDS * scenario.settings.gossip_interval_ns
+    processes = {n.id for n in result.nodes}
+    if any(p.start <= time + margin and (p.heal is None or p.heal >= time - margin) for p in scenario.partitions) \
+            or _down_near(scenario, decider, time, margin, processes):
+        return ()
+    # a member being added that went down once the point had decided (up then: the placement
+    # rightly chose it) blocks the reconfiguration: Cassandra's ReconfigureCMS waits for it too
+    joining = {str(n) for n in final.cms.writes - final.cms.reads}
+    if any(c.node in joining and c.at >= time - margin for c in scenario.crashes):
+        return ()
+    at = states[epoch]
+    joined_then = {str(n.id) for n in at.directory if n.state.value == "JOINED"}
+    # a member in a sequence (MOVING, say) is still a member (fullCMSMembers)
+    present = {str(n.id) for n in final.directory if n.state.value != "LEFT"}
+    busy = {str(n) for s in at.in_progress.sequences() for n in (s.node, s.replaced) if n is not None}
+    keep = {str(m) for m in at.cms.reads} - removed
+    fresh = {n for n in joined_then - busy - removed if not _down_near(scenario, n, time, margin, processes)}
+    candidates = (keep | fresh) & present
+    wanted = min(policy_size(len(joined_then)), len(candidates))
+    members = {str(m) for m in final.cms.reads} & present
+    if len(members) >= wanted:
+        return ()
+    return (C.liveness("CMS undersized", f"{len(members)} members in the ring, {wanted} wanted after the "
+                       f"sizing point at {time / 1e9:.3f} s (the policy's {policy_size(len(joined_then))} "
+                       f"of {len(joined_then)} joined nodes, {len(candidates)} candidates)"),)
+
+
+__all__ = ["cms_causes"]

@@ -1,0 +1,120 @@
+"""Where the CMS should be: the harness's CMSPlacementStrategy, and the two reconfigurations
+Cassandra's operator paths run (trunk 6bbe85ef). Pure functions of a node's metadata.
+
+- `ensure` is `ClusterMetadataService.ensureCMSPlacement` -> `reconfigureCMS(ReplicationParams.
+  meta(metadata))` -> `PrepareCMSReconfiguration.Complex(params, downNodes)`: the CMS placed anew
+  at its replication, leaving out the nodes the failure detector sees down. Run by the node that
+  finished a join, replace or move (BootstrapAndJoin/BootstrapAndReplace/Move.executeNext after
+  FINISH: CASSANDRA-19705).
+- `without` is `ReconfigureCMS.maybeReconfigureCMS(metadata, toRemove)` ->
+  `PrepareCMSReconfiguration.Simple(toRemove, downNodes)`: nothing unless `toRemove` is a CMS
+  member; else the CMS at the same replication without it, refused by `verify` ("Too many nodes
+  are currently DOWN to safely perform the reconfiguration") below a majority of that size. Run
+  before replace (Startup.startup), decommission and removenode (SingleNodeSequences) and
+  assassinate (Assassinate.assassinateEndpoint: CASSANDRA-19768).
+
+The CMS's replication (`ReplicationParams.meta`) is the operator's choice: in the harness, a
+fixed size the scenario names (`cms.size`, `cms.members`, `cms_changes`) or, by default, the
+CEP's sizing policy over the JOINED nodes the deciding node knows (the operator following the
+CEP). Candidates pass `CMSPlacementStrategy.DefaultNodeFilter` (JOINED, in no in-progress
+sequence, and the caller's predicate: not down, not the node removed); current members that are
+still JOINED keep their seats, and the lowest ids fill the rest (Cassandra places the metadata
+range on the filtered ring with NetworkTopologyStrategy instead: which nodes, not how many).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from impl.engine import in_sequences
+
+Plan = tuple[tuple[str, ...], tuple[str, ...]]
+"""(add, remove): the PREPARE_CMS_RECONFIGURATION to submit."""
+
+POLICY = -1
+"""The CMS replication that follows the CEP's sizing policy (the default)."""
+CURRENT = 0
+"""The CMS replication that keeps the CMS's current size (a scenario that leaves the CMS alone)."""
+
+
+def policy_size(cluster_size: int) -> int:
+    """The CEP: "1 CMS node for a cluster size up to 2; 3 CMS nodes in a cluster of up to 5
+    nodes, 5 CMS nodes in a cluster of up to 100 nodes, and 10 CMS nodes thereafter"."""
+    if cluster_size <= 2:
+        return 1
+    if cluster_size <= 5:
+        return 3
+    if cluster_size <= 100:
+        return 5
+    return 10
+
+
+def policy_members(node_ids: list[str], size: int) -> tuple[str, ...]:
+    return tuple(sorted(node_ids)[:size])
+
+
+def joined(metadata: Any, fallback: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The JOINED nodes of the metadata (without a directory: `fallback`)."""
+    directory = getattr(metadata, "directory", None)
+    if isinstance(directory, dict):
+        return sorted(n for n, rec in directory.items()
+                      if getattr(getattr(rec, "state", None), "value", None) == "JOINED")
+    return sorted(fallback)
+
+
+def replication(metadata: Any, members: tuple[str, ...], rf: int) -> int:
+    """`ReplicationParams.meta(metadata)`: the size the CMS is placed at."""
+    if rf == POLICY:
+        return policy_size(len(joined(metadata)))
+    if rf == CURRENT:
+        return len(members)
+    return rf
+
+
+def placement(metadata: Any, members: tuple[str, ...], size: int, *, down: frozenset[str] = frozenset(),
+              exclude: frozenset[str] = frozenset(), fallback: list[str] | tuple[str, ...] = (),
+              keep_departed: bool = False) -> tuple[str, ...]:
+    """The CMS of `size` members: current members still JOINED (and not excluded) keep their
+    seats, lowest ids first when there are too many; then the lowest JOINED ids that are not
+    down, not excluded and in no in-progress sequence (issue 25). `keep_departed` is the switch
+    `decommission-shrinks-cms` (CASSANDRA-18416): a member no longer JOINED keeps its seat."""
+    ring = joined(metadata, fallback)
+    if not ring:
+        return members
+    keep = [m for m in members if m not in exclude and (keep_departed or m in ring)]
+    if len(keep) >= size:
+        return tuple(sorted(keep)[:size])
+    busy = in_sequences(metadata)
+    extra = [n for n in ring if n not in keep and n not in down and n not in exclude and n not in busy]
+    return tuple(sorted(keep + extra[: size - len(keep)]))
+
+
+def ensure(metadata: Any, members: tuple[str, ...], rf: int, down: frozenset[str]) -> Plan | None:
+    """PrepareCMSReconfiguration.Complex at the CMS's replication; None when nothing changes
+    (Cassandra commits that as a no-op: "resulted in no required modifications")."""
+    target = placement(metadata, members, replication(metadata, members, rf), down=down)
+    add = tuple(sorted(set(target) - set(members)))
+    remove = tuple(sorted(set(members) - set(target)))
+    return (add, remove) if add or remove else None
+
+
+def without(metadata: Any, members: tuple[str, ...], to_remove: str, rf: int, down: frozenset[str],
+            *, shrink: bool = False) -> Plan | str | None:
+    """ReconfigureCMS.maybeReconfigureCMS: None when `to_remove` is not a member; else the Simple
+    reconfiguration's plan, or `verify`'s refusal. `shrink` is the switch
+    `decommission-shrinks-cms` (CASSANDRA-18416): the member leaves with no one in its place."""
+    if to_remove not in members:
+        return None
+    size = replication(metadata, members, rf)
+    target = placement(metadata, members, size, down=down, exclude=frozenset({to_remove}))
+    if shrink:
+        target = tuple(m for m in members if m != to_remove)
+    if len(target) < size // 2 + 1:
+        return "Too many nodes are currently DOWN to safely perform the reconfiguration"
+    add = tuple(sorted(set(target) - set(members)))
+    remove = tuple(sorted(set(members) - set(target)))
+    return (add, remove)
+
+
+__all__ = ["CURRENT", "POLICY", "Plan", "ensure", "joined", "placement", "policy_members", "policy_size",
+           "replication", "without"]
