@@ -14,9 +14,9 @@ from typing import Any
 
 from impl import client_workload
 from impl.cms.election import Election
+from impl.cms.reconfiguration import AUTO
 from impl.node.node import Node
 from impl.node.repair import repair_plan
-from impl.cms.reconfiguration import AUTO
 from impl.scenario import Cancel, Operation, Repair, Submission
 from impl.workload import generate
 

@@ -15,7 +15,7 @@ import zlib
 from typing import Any
 
 from campaign.formats.scenario import parse_scenario
-from campaign.kinds.sim import REMOVAL_AFTER_DEATH_MS
+from campaign.kinds.sim_generator import REMOVAL_AFTER_DEATH_MS
 from impl.bugs import BY_NAME
 from impl.cluster import run_scenario
 from impl.data.partitioner import token

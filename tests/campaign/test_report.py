@@ -29,7 +29,7 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A campaign against the mutant (failures of both kinds) and one against the real impl."""
     base = tmp_path_factory.mktemp("campaigns")
     mutant, real = base / "mutant", base / "real"
-    assert main(["fuzz", "--runs", "6", "--seed", "0", "--workers", "1", "--out", str(mutant),
+    assert main(["fuzz", "--runs", "6", "--seed", "5", "--workers", "1", "--out", str(mutant),
                  "--mutant", "reject-create-table"]) == 1
     # refine runs 0 and 19 of campaign seed 1 meet the known cancel-after-mid finding
     assert main(["fuzz", "--runs", "30", "--seed", "1", "--workers", "1", "--kinds", "refine", "--out", str(real)]) == 0
