@@ -4,6 +4,8 @@ plots (checked in headless Chromium), and a runs.parquet of the wrong shape refu
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -101,6 +103,40 @@ def test_a_report_without_the_newer_columns_still_works(campaigns: tuple[Path, P
     page = Page()
     page.feed((tmp_path / "old.html").read_text())
     assert "rate" in page.plots and "causes" in page.plots
+
+
+def test_a_campaign_given_twice_is_counted_once(campaigns: tuple[Path, Path], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`report out out/` or a link to out: the same runs, not twice as many; a note says so."""
+    mutant = campaigns[0]
+    (tmp_path / "link").symlink_to(mutant)
+    status, js, err = run(capsys, "report", str(mutant), f"{mutant}/", str(tmp_path / "link"), "--json")
+    assert status == 0 and json.loads(js)["runs"] == 6
+    assert err.splitlines() == [f"tcmcheck: note: {mutant}/ is the campaign {mutant} again; counted once",
+                                f"tcmcheck: note: {tmp_path / 'link'} is the campaign {mutant} again; counted once"]
+    status, text, _ = run(capsys, "report", str(mutant), str(mutant))
+    assert text.startswith("6 runs, 3 failed\n")  # one campaign: no "in 2 campaigns"
+
+
+def test_the_timeline_shows_the_shrunk_failure_when_it_lies_beside_the_file(
+        campaigns: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "real"
+    shutil.copytree(campaigns[1], real)
+    failure = real / "failures" / "refine-1000003.json"
+    before = len(json.loads(failure.read_text())["case"]["transformations"])
+    assert run(capsys, "report", str(real), "--html", str(tmp_path / "before.html"))[0] == 0
+    assert main(["shrink", str(failure)]) == 0
+    small = failure.with_suffix(".min.json")
+    after = len(json.loads(small.read_text())["case"]["transformations"])
+    assert after < before
+    assert run(capsys, "report", str(real), "--html", str(tmp_path / "after.html"))[0] == 0
+    old, new = (tmp_path / "before.html").read_text(), (tmp_path / "after.html").read_text()
+    assert "(shrunk)" not in old and f"tcmcheck replay {small}" not in old
+    assert f"shrunk: tcmcheck replay {small}; unshrunk: {failure}" in new
+    assert "refine seed 1000003 (shrunk)" in new  # the plot's title: drawn from the shrunk case
+    # the timeline names each step on its axis ("3 CANCEL_SEQUENCE"): the shrunk case's steps
+    step_names = re.compile(r">\d+ [A-Z_]+</text>")
+    assert (len(step_names.findall(old)), len(step_names.findall(new))) == (before, after)
 
 
 @pytest.mark.parametrize(("column", "value", "expected"), [
