@@ -87,6 +87,101 @@ def test_the_page_is_capped_for_long_histories() -> None:
     assert str(verdict.evidence.failing_op.id) in parser.bars  # type: ignore[union-attr]
 
 
+def simulator_history(ops: int, fail_at: int | None = None) -> tuple[Op, ...]:
+    """A simulator's shape: every request its own process, two at a time per key, times in ns
+    (ten digits), four keys; a stale read at `fail_at`."""
+    h: list[Op] = []
+
+    def pair(i: int, f: str, arg: object, out: object, key: str, t: int) -> list[Op]:
+        return [Op(process=i, type="invoke", f=f, key=key, value=arg, time=t),
+                Op(process=i, type="ok", f=f, key=key, value=out, time=t + 5_000_000)]
+
+    last: dict[str, int | None] = {}
+    for i in range(ops):
+        key, t = f"k{i % 4}", 1_000_000_000 + 7_919_123 * i
+        if i == fail_at:
+            h += pair(i, "read", None, -1, key, t)
+        elif i % 3:
+            h += pair(i, "write", i, i, key, t)
+            last[key] = i
+        else:
+            h += pair(i, "read", None, last.get(key), key, t)
+    return tuple(h)
+
+
+class Texts(HTMLParser):
+    """Every SVG text with its x and class, and each timeline's width."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[dict[str, str]] = []
+        self.widths: list[float] = []
+        self._open: dict[str, str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "svg" and "timeline" in a.get("class", ""):
+            self.widths.append(float(a["width"]))
+        if tag == "text":
+            self._open = {**a, "text": ""}
+            self.texts.append(self._open)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "text":
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open["text"] += data
+
+
+def tick_gaps(page: str) -> list[tuple[str, str, float]]:
+    """Neighbouring axis names (per row of the axis) and the room left between them."""
+    from checkers.linearizability.html_script import CHAR_PX
+
+    parser = Texts()
+    parser.feed(page)
+    gaps = []
+    for y in ("12", "24"):
+        ticks = [t for t in parser.texts if t.get("class") == "tick" and t["y"] == y and t["x"] != "4"]
+        for a, b in zip(ticks, ticks[1:], strict=False):
+            if float(b["x"]) > float(a["x"]):  # the next timeline starts again on the left
+                gaps.append((a["text"], b["text"], float(b["x"]) - float(a["x"]) - len(a["text"]) * CHAR_PX))
+    return gaps
+
+
+def test_axis_names_never_run_together() -> None:
+    """Events numbered and timed in ns (`10 (252573099 ns)33 (...)` ran together)."""
+    page = render_html(check(REGISTER, simulator_history(400)), REGISTER)
+    gaps = tick_gaps(page)
+    assert len(gaps) > 20 and [g for g in gaps if g[2] < 0] == []
+
+
+def test_a_simulator_history_packs_its_processes_into_few_lanes() -> None:
+    """400 requests, each its own process: a few lanes a key, not 400 rows off the screen."""
+    page = render_html(check(REGISTER, simulator_history(400)), REGISTER)
+    parser = Texts()
+    parser.feed(page)
+    lanes = {t["text"] for t in parser.texts if t["text"].startswith("lane ")}
+    assert lanes and len(lanes) <= 3 and not any(t["text"].startswith("p ") for t in parser.texts)
+    assert parser.widths and max(parser.widths) <= 1000  # laid out for the page's width
+
+
+def test_values_are_written_as_the_input_writes_them() -> None:
+    """A read of an absent value is `null` (JSON, the default) or `nil` (EDN), never `None`;
+    labels are whole (an op with no room for its label hides it; its tooltip has it)."""
+    verdict = check(REGISTER, simulator_history(40))
+    assert verdict.valid is True
+    page = render_html(verdict, REGISTER).split("<script>")[0]
+    assert "read() -&gt; null" in page and "<td>null</td>" in page  # an op, and a state
+    assert "None" not in page and "…" not in page.split("<table>")[0]
+    from campaign.formats.history_out import value_writer
+
+    edn_page = render_html(verdict, REGISTER, show_value=value_writer("edn")).split("<script>")[0]
+    assert "read() -&gt; nil" in edn_page and "<td>nil</td>" in edn_page
+    assert "None" not in edn_page and "null" not in edn_page
+
+
 CHROMIUM = Path("/usr/bin/chromium")
 
 
