@@ -204,7 +204,8 @@ def _part(
         f"<section class='part' data-key='{escape(key)}'>",
         f"<h2>{escape(key)}: {escape(status)}, {len(part.operations)} operations"
         + (f" ({len(part.operations) - len(ops)} not drawn)" if len(ops) < len(part.operations) else "")
-        + (f", packed into {len(labels)} lanes (each process once)" if not labels[0].startswith("p ") else "")
+        + (f", packed into {len(labels)} lane{'s' if len(labels) > 1 else ''} (each process once)"
+           if not labels[0].startswith("p ") else "")
         + "</h2>",
         f"<div class='scroll'><svg class='timeline' xmlns='http://www.w3.org/2000/svg' width='{width:.1f}' "
         f"height='{height}' data-n='{n}' data-left='{LEFT}' data-events='{escape(json.dumps(axis))}'>",

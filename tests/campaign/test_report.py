@@ -4,6 +4,7 @@ plots (checked in headless Chromium), and a runs.parquet of the wrong shape refu
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -178,13 +179,17 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
     rendered.feed(dom)
     assert {"causes", "groups", "transformations", "steps", "faults", "rate", "timeline"} <= set(rendered.plots)
     assert rendered.svgs >= 7 and rendered.external == []
-    shot = tmp_path / "shot.png"
-    subprocess.run([*flags, "--window-size=1100,900", f"--screenshot={shot}", page_path.as_uri()],
-                   check=True, capture_output=True, timeout=120)
     from tests.checkers.linearizability.test_html import _has_colour
 
-    # the new failures' bars (NEW) are drawn in the first screenful
-    assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
+    for width in (1100, 600):  # a laptop's window and half of one: the plots shrink to fit
+        shot = tmp_path / f"shot-{width}.png"
+        subprocess.run([*flags, f"--window-size={width},900", f"--screenshot={shot}", page_path.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        # the new failures' bars (NEW) are drawn in the first screenful
+        assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
+        keep = os.environ.get("TCMCHECK_KEEP_SHOT")  # a path prefix: keep the screenshots for a human
+        if keep:
+            shutil.copy(shot, f"{keep}-report-{width}.png")
 
 
 def _loaded(*args: str) -> set[str]:

@@ -209,6 +209,45 @@ def test_chromium_renders_the_page_with_the_failing_op(tmp_path: Path) -> None:
         shutil.copy(shot, keep)
 
 
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium(profile: Path, url: str, *args: str) -> str:
+    """Run headless Chromium on `url` (a fresh profile each time); its stdout."""
+    return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args, url], check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs headless Chromium at /usr/bin/chromium")
+@pytest.mark.parametrize("window", [900, 1400])
+def test_chromium_fits_a_simulator_history_to_the_window(tmp_path: Path, window: int) -> None:
+    """400 requests over four keys, a stale read in the middle: every timeline fits the window
+    once the page's script has run, its axis names do not touch, and the bars are drawn;
+    `#failing` zooms in (wider than the window, to scroll) with the failing op in view."""
+    page = tmp_path / "sim.html"
+    page.write_text(render_html(check(REGISTER, simulator_history(400, fail_at=201)), REGISTER, title="sim"))
+    size = f"--window-size={window},900"
+    dom = chromium(tmp_path / "p1", page.as_uri(), size, "--dump-dom")
+    parser = Texts()
+    parser.feed(dom)
+    assert parser.widths and max(parser.widths) <= window - 30  # the body's margins and the border
+    assert [g for g in tick_gaps(dom) if g[2] < 0] == []
+    shot = tmp_path / "fit.png"
+    chromium(tmp_path / "p2", page.as_uri(), size, f"--screenshot={shot}")
+    assert _has_colour(shot, (0xF8, 0xC0, 0xC0))  # the failing bar, in the first screenful
+    zoomed = Texts()
+    zoomed.feed(chromium(tmp_path / "p3", page.as_uri() + "#failing", size, "--dump-dom"))
+    assert max(zoomed.widths) > 2 * window
+    shot = tmp_path / "failing.png"
+    chromium(tmp_path / "p4", page.as_uri() + "#failing", size, f"--screenshot={shot}")
+    assert _has_colour(shot, (0xF8, 0xC0, 0xC0))  # scrolled to it
+    keep = os.environ.get("TCMCHECK_KEEP_SHOT")
+    if keep:
+        shutil.copy(shot, f"{keep}-{window}-failing.png")
+
+
 def _has_colour(png: Path, rgb: tuple[int, int, int]) -> bool:
     """Decode a non-interlaced 8-bit RGB(A) PNG with zlib and look for one exact colour."""
     import struct
