@@ -24,11 +24,12 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+import attrs
+
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import Operation
 from checkers.linearizability.html_script import CHAR_PX, CSS, script
 from checkers.linearizability.model import SequentialModel
-from checkers.linearizability.model import _describe_op as default_describe_op
 from checkers.linearizability.values import value_state
 from checkers.linearizability.verdict import PartitionResult, Verdict
 
@@ -37,6 +38,9 @@ TOP = 34  # px above the first row: the axis (event, then time)
 LEFT = 90  # px for row labels
 PAGE_PX = 1000  # the width a timeline is laid out at without script (the script fits the window)
 MAX_PROCESS_ROWS = 24
+DEFAULT_DESCRIBE_OP = attrs.fields(SequentialModel).describe_op.default
+"""The models' own `describe_op` (Python's repr of values): the page writes ops itself unless a
+model brings its own words."""
 
 
 def json_value(value: Any) -> str:
@@ -52,7 +56,7 @@ class _Show:
         self.reads = model.read_only if model is not None else frozenset({"read", "get"})
 
     def op(self, o: Operation) -> str:
-        if self.model is not None and self.model.describe_op is not default_describe_op:
+        if self.model is not None and self.model.describe_op is not DEFAULT_DESCRIBE_OP:
             return self.model.describe_op(o)  # a model of the caller's, with its own words
         arg = "" if o.input is None and o.f in self.reads else self.show(o.input)
         return f"{o.f}({arg}) -> {'?' if o.ret is None else self.show(o.output)}"
@@ -204,8 +208,8 @@ def _part(
         f"<section class='part' data-key='{escape(key)}'>",
         f"<h2>{escape(key)}: {escape(status)}, {len(part.operations)} operations"
         + (f" ({len(part.operations) - len(ops)} not drawn)" if len(ops) < len(part.operations) else "")
-        + (f", packed into {len(labels)} lane{'s' if len(labels) > 1 else ''} (each process once)"
-           if not labels[0].startswith("p ") else "")
+        + (f", drawn in {len(labels)} lane{'s' if len(labels) > 1 else ''} (more processes than rows: "
+           "a bar's tooltip names its process)" if not labels[0].startswith("p ") else "")
         + "</h2>",
         f"<div class='scroll'><svg class='timeline' xmlns='http://www.w3.org/2000/svg' width='{width:.1f}' "
         f"height='{height}' data-n='{n}' data-left='{LEFT}' data-events='{escape(json.dumps(axis))}'>",
