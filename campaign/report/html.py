@@ -1,12 +1,11 @@
 """`tcmcheck report --html OUT`: one self-contained page (no network, no script) with plots.
 
 The plots are drawn by matplotlib as SVG and inlined, each in a `<figure data-plot=NAME>`:
-`causes` (failures by cause class, new and known), `groups` (failures by mutant or fix),
-`transformations`, `steps` and `faults` (what the campaign covered), `rate` (runs per second over
-the campaign) and one `timeline` per cause class (the first counterexample of that class, read
-from its failure file: refine, the transformations by step and epoch with the failing step or the
-disjoint read and write epochs marked; sim, submissions, crashes, partitions and workloads over
-virtual time).
+`causes` (failures by cause class, new and known), `groups` (failures by mutant or fix; their
+causes in a table under it, not drawn in the chart), `transformations`, `steps` and `faults`
+(what the campaign covered), `rate` (runs per second over the campaign) and one `timeline` per
+cause class (campaign/report/timelines.py: the first counterexample of that class, shrunk when
+its `.min.json` is beside it). Sizes, wrapping and legends: campaign/report/plotting.py.
 """
 
 from __future__ import annotations
