@@ -23,7 +23,7 @@ from campaign.engines.spark_history import (
 )
 from campaign.errors import BadInput
 from campaign.formats.history import FORMATS, ParsedHistory, infer_model, read_history
-from campaign.formats.history_out import LABELS, Source
+from campaign.formats.history_out import LABELS, Source, value_writer
 from campaign.formats.jepsen_result import edn_result
 from campaign.formats.jsonio import in_file
 from campaign.outputs import check_output_file, write_output
@@ -101,7 +101,7 @@ def check_history(
             model, operations, deadline=time.monotonic() + timeout, max_cache=max_states
         )
     if html_out is not None:
-        page = render_html(verdict, model, title=file.name)
+        page = render_html(verdict, model, title=file.name, show_value=value_writer(parsed.format))
         write_output(html_out, page, "--html")
     if output == "json":
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))

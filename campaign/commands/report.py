@@ -4,7 +4,8 @@ Runs and failures per kind, failures grouped by cause class, then each failure w
 replay command; `--json` prints the same as one JSON object; `--html OUT` writes a
 self-contained page with plots (campaign/report/html.py). `--engine spark` reads and tallies the
 runs.parquet files as Spark tasks (campaign/report/spark_tally.py; both give the same summary).
-Loads neither the simulator nor the prover (a test checks it).
+Loads neither the simulator nor the prover (a test checks it). A folder named twice (by any
+spelling or link: the same device and inode) is counted once, with a note on stderr.
 Exit 0 (the report itself is not a verdict); 2 when a folder holds no readable runs.parquet of
 the expected columns and types (checked for every folder before anything is read in full) or
 `--html` names a place that cannot be written; 4 when writing the page fails (a full disk).
@@ -13,6 +14,7 @@ the expected columns and types (checked for every folder before anything is read
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,25 @@ from campaign.store import TABLE, check_schema, read_table
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return Tally.of(rows).summary()
+
+
+def distinct(directories: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders, each once: a campaign given twice (`out out/`, a symlink to it) would count
+    its runs twice. The first spelling is kept; a note on stderr says which were dropped."""
+    seen: dict[object, str] = {}
+    out = []
+    for d in directories:
+        try:
+            st = os.stat(d)
+            ident: object = (st.st_dev, st.st_ino)
+        except OSError:
+            ident = d  # a missing folder: the runs.parquet check names it
+        if ident in seen:
+            click.echo(f"tcmcheck: note: {d} is the campaign {seen[ident]} again; counted once", err=True)
+            continue
+        seen[ident] = d
+        out.append(d)
+    return tuple(out)
 
 
 def _check_out(html_out: Path | None) -> None:
@@ -51,6 +72,7 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
            master: str | None) -> int:
     """Summarize fuzzing campaigns (each DIR/runs.parquet), optionally as an HTML page."""
     spark = spark_asked(engine, master)
+    directories = distinct(directories)
     paths = []
     for d in directories:
         path = Path(d) / TABLE

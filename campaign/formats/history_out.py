@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from campaign.formats.history import ParsedHistory, json_array_items
@@ -60,6 +60,15 @@ def _json_op_edn(obj: Mapping[str, Any]) -> str:
     """A JSON event object as a Jepsen op map: keys as keywords, `type` and `f` as keywords."""
     return edn({Keyword(k): Keyword(v) if k in _KEYWORD_VALUES and isinstance(v, str) else v
                 for k, v in obj.items()})
+
+
+def value_writer(fmt: str) -> Callable[[Any], str]:
+    """How a value of a history in format `fmt` is written back (the HTML page's values): JSON
+    for `jsonl` and `json` (`null`), EDN for `edn` and Porcupine's logs (`nil`). The parsers keep
+    keywords as strings, so an EDN keyword value shows as a string."""
+    if fmt in ("jsonl", "json"):
+        return lambda v: json.dumps(thaw(v), ensure_ascii=False, default=str)
+    return lambda v: edn(thaw(v))
 
 
 class Source:
@@ -157,4 +166,4 @@ def _client_op(m: dict[Any, Any]) -> bool:
     return isinstance(p, int) and not isinstance(p, bool)
 
 
-__all__ = ["LABELS", "Source", "edn"]
+__all__ = ["LABELS", "Source", "edn", "value_writer"]

@@ -4,6 +4,9 @@ plots (checked in headless Chromium), and a runs.parquet of the wrong shape refu
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -103,6 +106,40 @@ def test_a_report_without_the_newer_columns_still_works(campaigns: tuple[Path, P
     assert "rate" in page.plots and "causes" in page.plots
 
 
+def test_a_campaign_given_twice_is_counted_once(campaigns: tuple[Path, Path], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`report out out/` or a link to out: the same runs, not twice as many; a note says so."""
+    mutant = campaigns[0]
+    (tmp_path / "link").symlink_to(mutant)
+    status, js, err = run(capsys, "report", str(mutant), f"{mutant}/", str(tmp_path / "link"), "--json")
+    assert status == 0 and json.loads(js)["runs"] == 6
+    assert err.splitlines() == [f"tcmcheck: note: {mutant}/ is the campaign {mutant} again; counted once",
+                                f"tcmcheck: note: {tmp_path / 'link'} is the campaign {mutant} again; counted once"]
+    status, text, _ = run(capsys, "report", str(mutant), str(mutant))
+    assert text.startswith("6 runs, 3 failed\n")  # one campaign: no "in 2 campaigns"
+
+
+def test_the_timeline_shows_the_shrunk_failure_when_it_lies_beside_the_file(
+        campaigns: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "real"
+    shutil.copytree(campaigns[1], real)
+    failure = real / "failures" / "refine-1000003.json"
+    before = len(json.loads(failure.read_text())["case"]["transformations"])
+    assert run(capsys, "report", str(real), "--html", str(tmp_path / "before.html"))[0] == 0
+    assert main(["shrink", str(failure)]) == 0
+    small = failure.with_suffix(".min.json")
+    after = len(json.loads(small.read_text())["case"]["transformations"])
+    assert after < before
+    assert run(capsys, "report", str(real), "--html", str(tmp_path / "after.html"))[0] == 0
+    old, new = (tmp_path / "before.html").read_text(), (tmp_path / "after.html").read_text()
+    assert "(shrunk)" not in old and f"tcmcheck replay {small}" not in old
+    assert f"shrunk: tcmcheck replay {small}; unshrunk: {failure}" in new
+    assert "refine seed 1000003 (shrunk)" in new  # the plot's title: drawn from the shrunk case
+    # the timeline names each step on its axis ("3 CANCEL_SEQUENCE"): the shrunk case's steps
+    step_names = re.compile(r">\d+ [A-Z_]+</text>")
+    assert (len(step_names.findall(old)), len(step_names.findall(new))) == (before, after)
+
+
 @pytest.mark.parametrize(("column", "value", "expected"), [
     ("valid", pa.array(["yes"] * 6), "column valid has type string, expected bool"),
     ("seed", pa.array([1.5] * 6), "column seed has type double, expected int64"),
@@ -142,13 +179,17 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
     rendered.feed(dom)
     assert {"causes", "groups", "transformations", "steps", "faults", "rate", "timeline"} <= set(rendered.plots)
     assert rendered.svgs >= 7 and rendered.external == []
-    shot = tmp_path / "shot.png"
-    subprocess.run([*flags, "--window-size=1100,900", f"--screenshot={shot}", page_path.as_uri()],
-                   check=True, capture_output=True, timeout=120)
     from tests.checkers.linearizability.test_html import _has_colour
 
-    # the new failures' bars (NEW) are drawn in the first screenful
-    assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
+    for width in (1100, 600):  # a laptop's window and half of one: the plots shrink to fit
+        shot = tmp_path / f"shot-{width}.png"
+        subprocess.run([*flags, f"--window-size={width},900", f"--screenshot={shot}", page_path.as_uri()],
+                       check=True, capture_output=True, timeout=120)
+        # the new failures' bars (NEW) are drawn in the first screenful
+        assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
+        keep = os.environ.get("TCMCHECK_KEEP_SHOT")  # a path prefix: keep the screenshots for a human
+        if keep:
+            shutil.copy(shot, f"{keep}-report-{width}.png")
 
 
 def _loaded(*args: str) -> set[str]:
