@@ -99,7 +99,7 @@ def campaign_summary(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str
     """Both kinds failing (the mutant), and a refine counterexample of 48 steps (campaign seed 1)."""
     base = tmp_path_factory.mktemp("layout")
     mutant, real = base / "mutant", base / "real"
-    assert main(["fuzz", "--runs", "6", "--seed", "0", "--workers", "1", "--out", str(mutant),
+    assert main(["fuzz", "--runs", "6", "--seed", "5", "--workers", "1", "--out", str(mutant),
                  "--mutant", "reject-create-table"]) == 1
     assert main(["fuzz", "--runs", "30", "--seed", "1", "--workers", "1", "--kinds", "refine", "--out", str(real)]) == 0
     dirs = {str(mutant): mutant, str(real): real}
