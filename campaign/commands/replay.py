@@ -18,6 +18,7 @@ from campaign.commands.focus_options import focus_options
 from campaign.commands.options import check_mutant, parse_fixes
 from campaign.errors import BadInput
 from campaign.kinds import KINDS, checked, generated, load_failure
+from campaign.run.evidence import Evidence, evidence_lines
 from campaign.run.focus import Focus
 from campaign.run.record import RunSpec
 from impl.metadata import InvalidTopology
@@ -34,11 +35,13 @@ def replay_doc(spec: RunSpec, where: str) -> dict[str, Any]:
         outcome = checked(spec)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
-    return _verdict(spec, outcome.to_json())
+    return _verdict(spec, outcome.to_json(), outcome.evidence)
 
 
-def _verdict(spec: RunSpec, outcome: dict[str, Any]) -> dict[str, Any]:
+def _verdict(spec: RunSpec, outcome: dict[str, Any], evidence: Evidence | None = None) -> dict[str, Any]:
     out = {"kind": spec.kind, "seed": spec.seed, **outcome}
+    if evidence is not None:
+        out["evidence"] = evidence.to_json()
     if spec.mutant is not None:
         out["mutant"] = spec.mutant
     if spec.fixes:
@@ -87,6 +90,8 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
             verdict = _verdict(spec, crashed.to_json())
         else:
             verdict = replay_doc(spec, f"{kind} seed {seed}")
+    for line in evidence_lines(verdict.get("evidence")):  # for a person, beside the JSON on stdout
+        click.echo(line, err=True)
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 

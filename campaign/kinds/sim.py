@@ -17,6 +17,7 @@ from typing import Any
 
 from campaign.formats.scenario import parse_scenario
 from campaign.kinds.sim_generator import generate
+from campaign.run.evidence import evidence_of
 from campaign.run.judge import judge
 from campaign.run.operations import operations_of
 from campaign.run.record import Outcome, RunSpec
@@ -38,7 +39,8 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
     return Outcome(valid=not causes, cause=causes[0] if causes else None, causes=causes,
                    final_epoch=result.final_epoch, steps=invokes,
                    counters=tuple(sorted((*result.counters, *operation_counters(result.operations).items()))),
-                   details=json.dumps(summary, sort_keys=True), decisions=result.decisions)
+                   details=json.dumps(summary, sort_keys=True), decisions=result.decisions,
+                   evidence=evidence_of(result, judgement.clients, judgement.liveness) if causes else None)
 
 
 OPERATION_COUNTER = "operation "

@@ -8,9 +8,11 @@ travels as that one value, into the workers and back, into failure files and out
 that a part of a run's identity cannot be dropped on the way (shrinking once lost `fixes`).
 
 The failure document (`tcmcheck fuzz` writes one per failing run):
-`{"tcmcheck_failure": 1, "kind", "seed", "case", "verdict", "mutant"?, "fixes"?, "focus"?}`
+`{"tcmcheck_failure": 1, "kind", "seed", "case", "verdict", "mutant"?, "fixes"?, "focus"?, "evidence"?}`
 (`focus`: what the run's generator was aimed at, campaign/run/focus.py; the case already
-reflects it, so the file alone replays; a run regenerated from its seed needs it).
+reflects it, so the file alone replays; a run regenerated from its seed needs it. `evidence`:
+a sim failure's evidence, campaign/run/evidence.py; written, never read back: replay makes it
+again).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from attrs import evolve, field, frozen
 from campaign.errors import BadInput
 from campaign.formats.fields import describe, integer, obj
 from campaign.run.cause import Cause
+from campaign.run.evidence import Evidence
 from campaign.run.focus import NO_FOCUS, Focus
 
 INT64_MAX = 2**63 - 1
@@ -67,6 +70,8 @@ class RunSpec:
             doc["fixes"] = sorted(self.fixes)
         if self.focus:
             doc["focus"] = self.focus.to_doc()
+        if outcome.evidence is not None:
+            doc["evidence"] = outcome.evidence.to_json()
         return doc
 
     def to_text(self, outcome: Outcome) -> str:
@@ -119,6 +124,10 @@ class Outcome:
     decisions: tuple[tuple[str, int, int], ...] = ()
     """sim: the non-default decisions the run took, when recorded or scripted (schedule
     shrinking, campaign/shrink/); not part of the verdict."""
+    evidence: Evidence | None = None
+    """sim: what a person needs to see the failure (campaign/run/evidence.py): the key, the
+    operations, coordinators, replicas and epochs of a client anomaly, or where an operation
+    was stuck; failure files carry it under `evidence`. Not part of the verdict."""
 
     def __attrs_post_init__(self) -> None:
         assert self.valid == (self.cause is None), "a run is valid iff it has no cause"
