@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.verdict import Verdict
 from checkers.protocol.events import ProtocolTrace, parse
-from impl.cluster import RunResult
+
+if TYPE_CHECKING:  # why not at run time: the failure document's value loads with the report, which loads no impl
+    from impl.cluster import RunResult
 
 NOT_TOPOLOGY = ("SCHEMA_CHANGE", "TRIGGER_SNAPSHOT")
 """Committed kinds left out of the topology steps shown (they move no range)."""
