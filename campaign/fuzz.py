@@ -19,6 +19,7 @@ from campaign.engines.local import LocalEngine
 from campaign.engines.registry import DEFAULT_ENGINE, make_engine
 from campaign.kinds import DEFAULT_KINDS
 from campaign.run.findings import known_finding
+from campaign.run.focus import NO_FOCUS, Focus
 from campaign.run.record import RunRecord, RunSpec
 from campaign.store import CampaignDir
 
@@ -32,12 +33,13 @@ def run_seed(campaign_seed: int, run: int) -> int:
 
 
 def plan(runs: int, campaign_seed: int, kinds: Iterable[str], *, mutant: str | None = None,
-         fixes: frozenset[str] = frozenset(), skip: Container[int] = ()) -> Iterator[Task]:
+         fixes: frozenset[str] = frozenset(), focus: Focus = NO_FOCUS, skip: Container[int] = ()) -> Iterator[Task]:
     """Every run of a campaign but those in `skip` (already recorded): kinds alternate, seeds
-    derive from (S, i). A generator: a campaign of a billion runs (stopped by --max-seconds)
-    costs no memory up front."""
+    derive from (S, i), every run aimed by `focus`. A generator: a campaign of a billion runs
+    (stopped by --max-seconds) costs no memory up front."""
     ks = tuple(kinds)
-    return ((i, RunSpec(kind=ks[i % len(ks)], seed=run_seed(campaign_seed, i), mutant=mutant, fixes=fixes))
+    return ((i, RunSpec(kind=ks[i % len(ks)], seed=run_seed(campaign_seed, i), mutant=mutant, fixes=fixes,
+                        focus=focus))
             for i in range(runs) if i not in skip)
 
 
@@ -95,11 +97,11 @@ def run_campaign(tasks: Iterable[Task], engine: Engine | None = None, *, max_sec
 def campaign(runs: int, campaign_seed: int, *, kinds: Iterable[str] = DEFAULT_KINDS, workers: int = 1,
              run_timeout: float | None = None, mutant: str | None = None, fixes: frozenset[str] = frozenset(),
              engine: str = DEFAULT_ENGINE, master: str | None = None, max_seconds: float | None = None,
-             fail_fast: bool = False, strict: bool = False) -> list[RunRecord]:
+             fail_fast: bool = False, strict: bool = False, focus: Focus = NO_FOCUS) -> list[RunRecord]:
     """A whole campaign's records, without a campaign folder (tests, notebooks): `tcmcheck fuzz`
     without the files."""
     runner = make_engine(engine, EngineOptions(workers=workers, run_timeout=run_timeout, master=master))
-    return run_campaign(plan(runs, campaign_seed, kinds, mutant=mutant, fixes=fixes), runner,
+    return run_campaign(plan(runs, campaign_seed, kinds, mutant=mutant, fixes=fixes, focus=focus), runner,
                         max_seconds=max_seconds, fail_fast=fail_fast, strict=strict)
 
 

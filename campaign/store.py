@@ -39,7 +39,7 @@ TABLE = "runs.parquet"
 FAILURES = "failures"
 
 COLUMNS = ("run", "kind", "seed", "valid", "cause", "cause_class", "final_epoch", "steps", "counters_json",
-           "coverage_json", "mutant", "fix", "replay", "failure_file", "duration_s", "finished_at")
+           "coverage_json", "mutant", "fix", "focus", "replay", "failure_file", "duration_s", "finished_at")
 TIMING_COLUMNS = ("duration_s", "finished_at")
 """The only columns that differ between two campaigns of the same command (wall clock)."""
 
@@ -50,7 +50,7 @@ def schema() -> Any:
                       ("final_epoch", pa.int64()),
                       ("steps", pa.int64()), ("counters_json", pa.string()),
                       ("coverage_json", pa.string()), ("mutant", pa.string()),
-                      ("fix", pa.string()), ("replay", pa.string()), ("failure_file", pa.string()),
+                      ("fix", pa.string()), ("focus", pa.string()), ("replay", pa.string()), ("failure_file", pa.string()),
                       ("duration_s", pa.float64()), ("finished_at", pa.float64())])
 
 
@@ -329,9 +329,9 @@ def _holds(path: Path, data: bytes) -> bool:
 
 
 
-OPTIONAL_COLUMNS = ("cause_class", "coverage_json", "mutant", "fix", "failure_file", "finished_at")
-"""Columns older campaigns lack (before durable campaigns; `cause_class` before 0.2); a report
-does without them."""
+OPTIONAL_COLUMNS = ("cause_class", "coverage_json", "mutant", "fix", "focus", "failure_file", "finished_at")
+"""Columns older campaigns lack (before durable campaigns; `cause_class` before 0.2; `focus`
+before issue 23); a report does without them."""
 
 
 def check_schema(path: Path) -> None:

@@ -137,14 +137,23 @@ EXAMPLE_MIX = Mix(drive=0.35, cancel=0.39, out_of_order=0.45, schema=0.55, start
                   idle_skips_sequence_branches=True)
 """The Hypothesis strategies' mix: an example has a few steps, not 10-40, so fewer are spent on
 refusals, operations are prepared sooner, and STARTUP is proposed too."""
+CANCEL_MIX = Mix(drive=0.35, cancel=0.58, out_of_order=0.62)
+"""The refine campaign's mix when aimed at cancels (`tcmcheck fuzz --focus cancel`): an
+operation in flight is cancelled about as often as it is driven."""
+NO_CANCEL_MIX = Mix(cancel=CAMPAIGN_MIX.drive)
+"""The refine campaign's mix when aimed at operation kinds but not at cancels: none."""
+OPERATIONS = ("join", "join", "leave", "remove", "move", "replace", "unregister")
+"""The operations a PREPARE (or Unregister) starts, by default (join twice: it needs a
+registration first)."""
 
 
-def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CAMPAIGN_MIX
-                        ) -> tuple[dict[str, Any], int]:
+def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CAMPAIGN_MIX,
+                        operations: Sequence[str] = OPERATIONS) -> tuple[dict[str, Any], int]:
     """A transformation to propose at `m` (wire shape), and the count of fresh nodes registered:
     mostly the next step of an operation in flight, a PREPARE of a new one, a registration or a
     schema change; sometimes a cancel, a step out of order or one for an unknown node, so both
-    the accepting and the rejecting paths are exercised (in the proportions of `mix`)."""
+    the accepting and the rejecting paths are exercised (in the proportions of `mix`). A new
+    operation is one of `operations` (a campaign's focus narrows them)."""
     sequences = sorted(m.in_progress.sequences(), key=lambda s: str(s.node))
     joined = sorted(str(n.id) for n in m.directory.in_state(NodeState.JOINED))
     registered = sorted(str(n.id) for n in m.directory.in_state(NodeState.REGISTERED))
@@ -169,7 +178,7 @@ def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CA
         node = rng.choice([*(str(n.id) for n in m.directory), "ghost"])
         change = rng.choice([{"address": "10.0.0.1"}, {"address": node}, {"version": "6.1"}])
         return {"kind": "STARTUP", "node": node, **change}, fresh
-    op = rng.choice(["join", "join", "leave", "remove", "move", "replace", "unregister"])
+    op = rng.choice(operations)
     if op == "unregister":
         # each caller's Unregister: `nodetool cms unregister` for a LEFT node, `nodetool
         # abortbootstrap` for a REGISTERED one (decided on the submitter's view, which may not
@@ -220,5 +229,5 @@ def schema_change(rng: Draw, keyspaces: Sequence[str], dcs: Sequence[str], *, ne
     ])
 
 
-__all__ = ["ALL_STEPS", "CAMPAIGN_MIX", "DCS", "EXAMPLE_MIX", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "Mix",
+__all__ = ["ALL_STEPS", "CAMPAIGN_MIX", "CANCEL_MIX", "NO_CANCEL_MIX", "OPERATIONS", "DCS", "EXAMPLE_MIX", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "Mix",
            "next_transformation", "replication", "schema_change", "topology"]

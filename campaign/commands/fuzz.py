@@ -22,14 +22,16 @@ import click
 from attrs import define
 
 from campaign.commands.campaign_options import engine_options, parse_kinds
+from campaign.commands.focus_options import focus_options
 from campaign.commands.options import check_mutant, parse_fixes
 from campaign.commands.progress import CampaignProgress
 from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.registry import make_engine
 from campaign.errors import BadInput, IOFailure
 from campaign.fuzz import FAIL_FAST, MAX_SECONDS, StopReason, plan, run_campaign, run_seed
-from campaign.report.aggregate import class_of, fixes_of
+from campaign.report.aggregate import class_of, fixes_of, operations_line
 from campaign.run.findings import KnownFinding, known_finding
+from campaign.run.focus import NO_FOCUS, Focus
 from campaign.run.record import INT64_MAX, RunRecord
 from campaign.store import CampaignDir
 
@@ -102,10 +104,12 @@ class _Stop:
                    "(docs/mutants.md), to see the campaign catch a bug.")
 @click.option("--fix", "fix_names", multiple=True,
               help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
+@focus_options
 def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
          resume: bool, engine: str, master: str | None, spark_ui: bool, run_timeout: float,
          max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None,
-         fix_names: tuple[str, ...] = ()) -> int:
+         fix_names: tuple[str, ...] = (), focus: str | None = None, faults: str | None = None,
+         levels: str | None = None) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
 
     if runs < 1:
@@ -117,6 +121,7 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     if not (run_timeout > 0 and math.isfinite(run_timeout)):
         raise BadInput(f"--run-timeout: expected a positive number of seconds, got {run_timeout}")
     kind_list = parse_kinds(kinds)
+    aim = Focus.parse(focus, faults, levels, kinds=kind_list)
     check_mutant(mutant)
     fixes = parse_fixes(fix_names)
     if fixes and mutant is not None:
@@ -127,16 +132,18 @@ def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: 
     out = Path(out_dir)
     folder = CampaignDir(out)
     params = {"runs": runs, "seed": seed, "kinds": list(kind_list), "mutant": mutant,
-              "fixes": sorted(fixes)}
+              "fixes": sorted(fixes), **({"focus": aim.to_doc()} if aim else {})}
     recorded = folder.prepare(params, resume=resume)  # every output check, before any run
     recorded = {r: row for r, row in recorded.items() if r < runs}
     note = runner.start()
     if note is not None:
         click.echo(f"tcmcheck: {note}", err=True)
 
-    stopped = _run(folder, runner, plan(runs, seed, kind_list, mutant=mutant, fixes=fixes, skip=set(recorded)),
+    stopped = _run(folder, runner, plan(runs, seed, kind_list, mutant=mutant, fixes=fixes, focus=aim,
+                                           skip=set(recorded)),
                    recorded, runs, max_seconds=max_seconds, fail_fast=fail_fast, strict=strict)
-    summarize_campaign(out.resolve(), stopped.path, list(stopped.rows.values()), kind_list, resumed=len(recorded))
+    summarize_campaign(out.resolve(), stopped.path, list(stopped.rows.values()), kind_list, resumed=len(recorded),
+                       focus=aim)
     return _ending(folder, stopped, runs, max_seconds, strict)
 
 
@@ -252,7 +259,7 @@ def _known(row: dict[str, Any]) -> KnownFinding | None:
 
 
 def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds: tuple[str, ...],
-                       *, resumed: int = 0) -> None:
+                       *, resumed: int = 0, focus: Focus = NO_FOCUS) -> None:
     """One line for the campaign, then one block per cause class: count, first seed and the
     command that replays it (its failure file), known findings apart with their explanation."""
     rows = sorted(rows, key=lambda r: r["run"])
@@ -262,6 +269,8 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
     again = f", {resumed} of them from before --resume" if resumed else ""
     click.echo(f"{len(rows)} runs ({per_kind}{again}), {len(failing)} failed "
                f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
+    if focus:
+        click.echo(f"focus: {focus.text()}; {operations_line(rows)}")
     classes: dict[str, list[dict[str, Any]]] = {}
     for r in failing:
         classes.setdefault(class_of(r), []).append(r)

@@ -1,8 +1,9 @@
-"""`tcmcheck replay FILE` or `tcmcheck replay --kind K --seed N [--mutant M] [--fix F]`.
+"""`tcmcheck replay FILE` or `tcmcheck replay --kind K --seed N [--mutant M] [--fix F] [--focus ...]`.
 
 Re-runs one failure file written by `tcmcheck fuzz`, `shrink` or `mutants` (its stored case, not
-the generator; with the mutant and fixes it records) or regenerates a run from its seed, and
-prints the verdict JSON. Exit 0 valid, 1 still failing, 2 bad input.
+the generator; with the mutant and fixes it records) or regenerates a run from its seed (aimed by
+`--focus/--faults/--levels` as the campaign was: campaign/run/focus.py), and prints the verdict
+JSON. Exit 0 valid, 1 still failing, 2 bad input.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from typing import Any
 import click
 from attrs import evolve
 
+from campaign.commands.focus_options import focus_options
 from campaign.commands.options import check_mutant, parse_fixes
 from campaign.errors import BadInput
 from campaign.kinds import KINDS, checked, generated, load_failure
+from campaign.run.evidence import Evidence, evidence_lines
+from campaign.run.focus import Focus
 from campaign.run.record import RunSpec
 from impl.metadata import InvalidTopology
 
@@ -31,15 +35,19 @@ def replay_doc(spec: RunSpec, where: str) -> dict[str, Any]:
         outcome = checked(spec)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
-    return _verdict(spec, outcome.to_json())
+    return _verdict(spec, outcome.to_json(), outcome.evidence)
 
 
-def _verdict(spec: RunSpec, outcome: dict[str, Any]) -> dict[str, Any]:
+def _verdict(spec: RunSpec, outcome: dict[str, Any], evidence: Evidence | None = None) -> dict[str, Any]:
     out = {"kind": spec.kind, "seed": spec.seed, **outcome}
+    if evidence is not None:
+        out["evidence"] = evidence.to_json()
     if spec.mutant is not None:
         out["mutant"] = spec.mutant
     if spec.fixes:
         out["fixes"] = sorted(spec.fixes)
+    if spec.focus:
+        out["focus"] = spec.focus.to_doc()
     return out
 
 
@@ -51,8 +59,10 @@ def _verdict(spec: RunSpec, outcome: dict[str, Any]) -> dict[str, Any]:
 @click.option("--indent", type=click.IntRange(0, 16), default=2, show_default=True, help="JSON indentation.")
 @click.option("--fix", "fix_names", multiple=True,
               help="Re-run with a finding's proposed fix (repeatable; see docs/findings.md).")
+@focus_options
 def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | None, indent: int,
-           fix_names: tuple[str, ...] = ()) -> int:
+           fix_names: tuple[str, ...] = (), focus: str | None = None, faults: str | None = None,
+           levels: str | None = None) -> int:
     """Re-run one failure file, or one run regenerated from its seed; print the verdict."""
     fixes = parse_fixes(fix_names)
     if fixes and mutant is not None:
@@ -60,6 +70,8 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
     if file is not None:
         if kind is not None or seed is not None or mutant is not None:
             raise BadInput("replay: give either FILE or --kind/--seed, not both")
+        if focus is not None or faults is not None or levels is not None:
+            raise BadInput("replay: --focus/--faults/--levels regenerate a run from --seed; a FILE holds its case")
         spec = load_failure(file)
         if fixes and spec.mutant is not None:
             raise BadInput("--fix: not with a mutant's failure file")
@@ -72,11 +84,14 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
         if kind not in KINDS:
             raise BadInput(f"--kind: unknown run kind {kind!r} (known: {', '.join(KINDS)})")
         check_mutant(mutant)
-        spec, crashed = generated(RunSpec(kind=kind, seed=seed, mutant=mutant, fixes=fixes))
+        aim = Focus.parse(focus, faults, levels, kinds=(kind,))
+        spec, crashed = generated(RunSpec(kind=kind, seed=seed, mutant=mutant, fixes=fixes, focus=aim))
         if crashed is not None:  # the generator (which runs the spec) crashed: that is the verdict
             verdict = _verdict(spec, crashed.to_json())
         else:
             verdict = replay_doc(spec, f"{kind} seed {seed}")
+    for line in evidence_lines(verdict.get("evidence")):  # for a person, beside the JSON on stdout
+        click.echo(line, err=True)
     click.echo(json.dumps(verdict, indent=indent, sort_keys=True))
     return 0 if verdict["valid"] else 1
 

@@ -23,7 +23,7 @@ import click
 from campaign.commands.backend import backend_options, spark_asked
 from campaign.errors import BadInput
 from campaign.outputs import check_output_file, write_output
-from campaign.report.aggregate import Tally
+from campaign.report.aggregate import Tally, operation_shares
 from campaign.report.html import render, replay_of
 from campaign.report.spark_tally import tally_spark  # optional dependency: pyspark
 from campaign.store import TABLE, check_schema, read_table
@@ -108,6 +108,16 @@ def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path
     for kind, k in s["kinds"].items():
         click.echo(f"  {kind}: {k['runs']} runs, {k['failed']} failed, {k['seconds']:.1f} s of work")
     cov = s.get("coverage", {})
+    focus = {f: n for f, n in s.get("focus", {}).items() if f != "none"}
+    if focus:
+        click.echo("focus: " + "; ".join(f"{f} ({n} runs)" for f, n in focus.items())
+                   + (f"; not aimed: {s['focus']['none']} runs" if s["focus"].get("none") else ""))
+    shares = operation_shares(cov.get("operations", {}))
+    if shares:
+        click.echo("operations started: " + ", ".join(f"{op} {n} ({share:.0%})" for op, (n, share) in shares.items()))
+    if cov.get("operations_ended"):
+        click.echo("operations the sim nodes ended: "
+                   + ", ".join(f"{name} {n}" for name, n in cov["operations_ended"].items()))
     if cov.get("paths"):
         click.echo("protocol paths (runs that took each, times taken):")
         for name, p in cov["paths"].items():

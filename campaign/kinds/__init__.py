@@ -28,6 +28,7 @@ from campaign.formats.fields import describe
 from campaign.formats.jsonio import in_file, load_json, parsing
 from campaign.kinds import refine, sim, stateful
 from campaign.run import cause as C
+from campaign.run.focus import NO_FOCUS, Focus
 from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunRecord, RunSpec
 from impl.bugs import NAMES as MUTANTS
@@ -38,8 +39,8 @@ from spec.fixes import FIXES
 @frozen(kw_only=True)
 class Kind:
     name: str
-    generate: Callable[[random.Random], dict[str, Any]]
-    """The run's case, drawn from `random.Random(seed)` alone."""
+    generate: Callable[[random.Random, Focus], dict[str, Any]]
+    """The run's case, drawn from `random.Random(seed)` alone, aimed by the run's focus."""
     parse: Callable[[Any], None]
     """BadInput for a case a run of this kind could not take (a hand-edited failure file)."""
     check: Callable[[RunSpec, bool], Outcome]
@@ -67,9 +68,10 @@ def kind(name: str) -> Kind:
     return found
 
 
-def generate_case(kind: str, seed: int) -> dict[str, Any]:
-    """The case of a run of `kind` with `seed` (what `generated` adds to a spec without one)."""
-    return KINDS[kind].generate(random.Random(seed))
+def generate_case(kind: str, seed: int, focus: Focus = NO_FOCUS) -> dict[str, Any]:
+    """The case of a run of `kind` with `seed` and `focus` (what `generated` adds to a spec
+    without one)."""
+    return KINDS[kind].generate(random.Random(seed), focus)
 
 
 def generated(spec: RunSpec) -> tuple[RunSpec, Outcome | None]:
@@ -79,7 +81,7 @@ def generated(spec: RunSpec) -> tuple[RunSpec, Outcome | None]:
     if spec.case is not None:
         return spec, None
     try:
-        return spec.with_case(generate_case(spec.kind, spec.seed)), None
+        return spec.with_case(generate_case(spec.kind, spec.seed, spec.focus)), None
     except Exception as e:  # noqa: BLE001 (any crash is the verdict)
         return spec, Outcome.failed(C.crash(e), details={"traceback": traceback.format_exc()})
 
@@ -130,6 +132,8 @@ def _record(run: int, spec: RunSpec, outcome: Outcome, duration_s: float) -> Run
     coverage = KINDS[spec.kind].coverage(dict(spec.case))
     if spec.kind == "sim":  # what the run did, not only what its case asked for
         coverage["paths"] = paths(outcome.counters)
+        coverage["operations_ended"] = {name[len(sim.OPERATION_COUNTER):]: n for name, n in outcome.counters
+                                        if name.startswith(sim.OPERATION_COUNTER)}
     return RunRecord(run=run, spec=spec if not outcome.valid else spec.with_case(None), outcome=outcome,
                      duration_s=round(duration_s, 4), coverage=json.dumps(coverage, sort_keys=True))
 

@@ -22,6 +22,8 @@ from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from campaign.run import cause as C
 from campaign.run.cause import Cause
+from campaign.run.focus import NO_FOCUS, Focus
+from campaign.run.operations import operations_of
 from campaign.run.record import Outcome, RunSpec
 from campaign.run.variants import metadata_execute, metadata_settled
 from checkers.quorum.from_spec import history_from_states
@@ -33,11 +35,22 @@ from spec.invariants import violations
 from spec.metadata import ClusterMetadata
 from spec.settled import write_placement_all_settled
 from spec.transformations import Rejected
-from strategies.cases import SMALL_TOKENS, next_transformation, topology
+from strategies.cases import (
+    CAMPAIGN_MIX,
+    CANCEL_MIX,
+    NO_CANCEL_MIX,
+    OPERATIONS,
+    SMALL_TOKENS,
+    next_transformation,
+    topology,
+)
 
 
-def generate(rng: random.Random, *, min_steps: int = 10, max_steps: int = 40) -> dict[str, Any]:
-    """A topology and 10-40 transformations, chosen while running the spec so most make sense.
+def generate(rng: random.Random, focus: Focus = NO_FOCUS, *, min_steps: int = 10, max_steps: int = 40
+             ) -> dict[str, Any]:
+    """A topology and 10-40 transformations, chosen while running the spec so most make sense
+    (the operations started of the kinds `focus` names, if any; cancels more often when it names
+    cancel).
 
     Operations are started (REGISTER + PREPARE_*) and driven step by step, interleaved with
     each other (an operation may sit after any step — `until`-style — while others proceed),
@@ -47,8 +60,10 @@ def generate(rng: random.Random, *, min_steps: int = 10, max_steps: int = 40) ->
     m = ClusterMetadata.initial(parse_topology(topo))
     out: list[dict[str, Any]] = []
     fresh = 0
+    mix = CANCEL_MIX if focus.cancels else NO_CANCEL_MIX if focus.operations else CAMPAIGN_MIX
+    operations = focus.operations_for("refine") or OPERATIONS
     for _ in range(rng.randint(min_steps, max_steps)):
-        t, fresh = next_transformation(rng, m, fresh)
+        t, fresh = next_transformation(rng, m, fresh, mix, operations)
         out.append(t)
         result = parse_transformation(t).execute(m)
         if not isinstance(result, Rejected):
@@ -72,12 +87,14 @@ def size(case: dict[str, Any]) -> int:
 
 
 def coverage(case: dict[str, Any]) -> dict[str, Any]:
-    """The transformation kinds of the case's steps (the report's coverage plots)."""
+    """The transformation kinds of the case's steps and the operations they start (the report's
+    coverage plots)."""
     kinds: dict[str, int] = {}
     for t in case.get("transformations", []):
         name = str(t.get("kind", "?"))
         kinds[name] = kinds.get(name, 0) + 1
-    return {"transformations": dict(sorted(kinds.items())), "faults": {}}
+    return {"transformations": dict(sorted(kinds.items())), "faults": {},
+            "operations": operations_of(case.get("transformations", []))}
 
 
 def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:

@@ -12,11 +12,14 @@ the judgement has no cause.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from campaign.formats.scenario import parse_scenario
 from campaign.kinds.sim_generator import generate
+from campaign.run.evidence import evidence_of
 from campaign.run.judge import judge
+from campaign.run.operations import operations_of
 from campaign.run.record import Outcome, RunSpec
 from campaign.run.variants import planted
 from impl.cluster import run_scenario
@@ -34,8 +37,26 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
     causes = judgement.causes()
     invokes = sum(1 for op in result.commit_history if op.type == "invoke")
     return Outcome(valid=not causes, cause=causes[0] if causes else None, causes=causes,
-                   final_epoch=result.final_epoch, steps=invokes, counters=result.counters,
-                   details=json.dumps(summary, sort_keys=True), decisions=result.decisions)
+                   final_epoch=result.final_epoch, steps=invokes,
+                   counters=tuple(sorted((*result.counters, *operation_counters(result.operations).items()))),
+                   details=json.dumps(summary, sort_keys=True), decisions=result.decisions,
+                   evidence=evidence_of(result, judgement.clients, judgement.liveness) if causes else None)
+
+
+OPERATION_COUNTER = "operation "
+"""The prefix of the counters of the operations the nodes ended, by kind and outcome
+(`operation replace completed`, `operation remove refused`): what the report counts as started."""
+
+
+def operation_counters(ended: Sequence[tuple[str, str, str]]) -> dict[str, int]:
+    """How the run's operations ended ((node, op, outcome) as impl records them), counted by
+    kind and the outcome's first word (`completed`, `cancelled`, `refused`, `rejected`,
+    `failed`, `skipped`)."""
+    out: dict[str, int] = {}
+    for _, op, outcome in ended:
+        key = f"{OPERATION_COUNTER}{op} {outcome.split(':')[0].split(' ')[0]}"
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def parse(case: Any) -> None:
@@ -67,8 +88,9 @@ def size(case: dict[str, Any]) -> int:
 
 def coverage(case: dict[str, Any]) -> dict[str, Any]:
     """What a case exercises, counted from the case alone (deterministic): the transformation
-    kinds of its submissions and schema workloads, and the fault kinds present. The report plots
-    these to show what a campaign covered."""
+    kinds of its submissions and schema workloads, the operations it starts (`operations`: the
+    kinds the nodes drive and the PREPAREs submitted, cancels as `cancel`), and the fault kinds
+    present. The report plots these to show what a campaign covered."""
     kinds: dict[str, int] = {}
     faults: dict[str, int] = {}
     steps = [s.get("transformation", {}) for s in case.get("submissions", [])]
@@ -86,7 +108,15 @@ def coverage(case: dict[str, Any]) -> dict[str, Any]:
     for t in steps:
         name = str(t.get("kind", "?"))
         kinds[name] = kinds.get(name, 0) + 1
-    return {"transformations": dict(sorted(kinds.items())), "faults": dict(sorted(faults.items()))}
+    ops: dict[str, int] = {}
+    for o in case.get("operations", []):
+        ops[str(o.get("op"))] = ops.get(str(o.get("op")), 0) + 1
+    if case.get("cancels"):
+        ops["cancel"] = ops.get("cancel", 0) + len(case["cancels"])
+    for name, n in operations_of(steps).items():
+        ops[name] = ops.get(name, 0) + n
+    return {"transformations": dict(sorted(kinds.items())), "faults": dict(sorted(faults.items())),
+            "operations": dict(sorted(ops.items()))}
 
 
-__all__ = ["check", "coverage", "generate", "parse", "size", "steps"]
+__all__ = ["OPERATION_COUNTER", "check", "coverage", "generate", "operation_counters", "parse", "size", "steps"]

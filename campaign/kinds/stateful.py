@@ -27,6 +27,7 @@ from hypothesis.internal.conjecture import providers
 
 from campaign.errors import BadInput
 from campaign.run import cause as C
+from campaign.run.focus import NO_FOCUS, Focus
 from campaign.run.record import Outcome, RunSpec
 from strategies.metadata_machine import MetadataMachine
 from strategies.system_machine import SystemMachine
@@ -38,7 +39,8 @@ STEPS = 30
 MAX_EXAMPLES, MAX_STEPS = 100_000, 1_000
 
 
-def generate(rng: random.Random) -> dict[str, Any]:
+def generate(rng: random.Random, focus: Focus = NO_FOCUS) -> dict[str, Any]:
+    """A machine and its budget (a focus does not steer a Hypothesis machine)."""
     machine = "system" if rng.random() < 0.75 else "metadata"
     return {"machine": machine, "examples": EXAMPLES[machine], "steps": STEPS}
 

@@ -25,6 +25,7 @@ from campaign.kinds.sim import steps as sim_steps
 from campaign.mutants import data_path
 from campaign.mutants.bias import CMS_POLICY_SWITCHES, biased
 from campaign.run.findings import known_finding
+from campaign.run.focus import NO_FOCUS
 from campaign.run.record import RunRecord, RunSpec
 from campaign.shrink import shrink
 from impl.bugs import BY_NAME
@@ -136,7 +137,7 @@ def campaign(name: str | None, budget_s: float, *, first_seed: int = 1, max_runs
     def tasks() -> Iterator[Task]:
         seed, run = first_seed, 0
         while time.monotonic() - started < budget_s and (max_runs is None or run < max_runs):
-            case = KINDS[kind].generate(random.Random(seed))
+            case = KINDS[kind].generate(random.Random(seed), NO_FOCUS)
             if exercises(name, case):
                 yield run, RunSpec(kind=kind, seed=seed, case=biased(name, case, seed=seed),
                                    mutant=name if plant else None)

@@ -77,6 +77,9 @@ class Tally:
         self.group_causes: dict[tuple[str, str], int] = {}
         self.transformations: dict[tuple[str, str], int] = {}  # (run kind, transformation kind)
         self.faults: dict[str, int] = {}  # fault kind -> runs with it
+        self.operations: dict[tuple[str, str], int] = {}  # (run kind, operation kind) -> started
+        self.ended: dict[str, int] = {}  # "OP OUTCOME" (sim: how the nodes' operations ended) -> n
+        self.focus: dict[str, int] = {}  # the focus a run was aimed by (`Focus.text`) -> runs
         self.paths: dict[str, list[int]] = {}  # protocol path -> [runs that took it, times taken]
         self.steps: dict[tuple[str, int], int] = {}  # (run kind, steps) -> runs
         self.per_second: dict[int, int] = {}  # unix second a run finished -> runs
@@ -100,6 +103,7 @@ class Tally:
         g[0] += 1
         g[1] += failed
         _add(self.steps, (r["kind"], int(r.get("steps") or 0)))
+        _add(self.focus, r.get("focus") or "none")
         if r.get("finished_at") is not None:
             _add(self.per_second, int(r["finished_at"]))
         try:
@@ -111,6 +115,10 @@ class Tally:
                 _add(self.transformations, (r["kind"], str(name)), int(n))
             for name in cov.get("faults") or {}:
                 _add(self.faults, str(name))
+            for name, n in (cov.get("operations") or {}).items():
+                _add(self.operations, (r["kind"], str(name)), int(n))
+            for name, n in (cov.get("operations_ended") or {}).items():
+                _add(self.ended, str(name), int(n))
             for name, n in (cov.get("paths") or {}).items():
                 p = self.paths.setdefault(str(name), [0, 0])
                 p[0] += 1
@@ -140,6 +148,8 @@ class Tally:
             p[1] += times
         for mine, theirs in ((self.causes, other.causes), (self.group_causes, other.group_causes),
                              (self.transformations, other.transformations), (self.faults, other.faults),
+                             (self.operations, other.operations), (self.ended, other.ended),
+                             (self.focus, other.focus),
                              (self.steps, other.steps), (self.per_second, other.per_second)):
             for key, n in theirs.items():
                 _add(mine, key, n)
@@ -160,6 +170,7 @@ class Tally:
             "kinds": {kind: {"runs": int(k[0]), "failed": int(k[1]), "seconds": round(k[2], 3)}
                       for kind, k in sorted(self.kinds.items())},
             "causes": dict(sorted(self.causes.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "focus": dict(sorted(self.focus.items())),
             "groups": {g: {"runs": v[0], "failed": v[1],
                            "causes": {c: n for (gg, c), n in sorted(self.group_causes.items()) if gg == g}}
                        for g, v in sorted(self.groups.items())},
@@ -167,6 +178,9 @@ class Tally:
                 "transformations": {kind: {t: n for (k, t), n in sorted(self.transformations.items()) if k == kind}
                                     for kind in sorted(self.kinds)},
                 "faults": dict(sorted(self.faults.items())),
+                "operations": {kind: {o: n for (k, o), n in sorted(self.operations.items()) if k == kind}
+                               for kind in sorted(self.kinds)},
+                "operations_ended": dict(sorted(self.ended.items())),
                 "paths": {name: {"runs": self.paths[name][0], "times": self.paths[name][1]}
                           for name in PROTOCOL_PATHS if name in self.paths},
                 "paths_never_reached": [name for name in PROTOCOL_PATHS if name not in self.paths]
@@ -179,4 +193,23 @@ class Tally:
         }
 
 
-__all__ = ["MAX_FAILURE_ROWS", "Tally", "class_of", "fixes_of", "group_of", "legacy_class"]
+def operation_shares(operations: dict[str, dict[str, int]]) -> dict[str, tuple[int, float]]:
+    """Operations started over every run kind (a summary's `coverage.operations`): kind ->
+    (count, share of all started), most started first."""
+    total: dict[str, int] = {}
+    for per_kind in operations.values():
+        for op, n in per_kind.items():
+            _add(total, op, n)
+    whole = sum(total.values())
+    return {op: (n, n / whole) for op, n in sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def operations_line(rows: Iterable[dict[str, Any]]) -> str:
+    """`operations started: replace 412 (83%), join 40 (8%), ...` for rows of runs.parquet."""
+    shares = operation_shares(Tally.of(rows).summary()["coverage"]["operations"])
+    if not shares:
+        return "no operation started"
+    return "operations started: " + ", ".join(f"{op} {n} ({share:.0%})" for op, (n, share) in shares.items())
+
+
+__all__ = ["MAX_FAILURE_ROWS", "Tally", "operation_shares", "operations_line", "class_of", "fixes_of", "group_of", "legacy_class"]

@@ -8,7 +8,11 @@ travels as that one value, into the workers and back, into failure files and out
 that a part of a run's identity cannot be dropped on the way (shrinking once lost `fixes`).
 
 The failure document (`tcmcheck fuzz` writes one per failing run):
-`{"tcmcheck_failure": 1, "kind", "seed", "case", "verdict", "mutant"?, "fixes"?}`.
+`{"tcmcheck_failure": 1, "kind", "seed", "case", "verdict", "mutant"?, "fixes"?, "focus"?, "evidence"?}`
+(`focus`: what the run's generator was aimed at, campaign/run/focus.py; the case already
+reflects it, so the file alone replays; a run regenerated from its seed needs it. `evidence`:
+a sim failure's evidence, campaign/run/evidence.py; written, never read back: replay makes it
+again).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from attrs import evolve, field, frozen
 from campaign.errors import BadInput
 from campaign.formats.fields import describe, integer, obj
 from campaign.run.cause import Cause
+from campaign.run.evidence import Evidence
+from campaign.run.focus import NO_FOCUS, Focus
 
 INT64_MAX = 2**63 - 1
 
@@ -36,6 +42,9 @@ class RunSpec:
     """The run's input document; None: the kind's generator makes it from `seed`."""
     mutant: str | None = None
     fixes: frozenset[str] = frozenset()
+    focus: Focus = NO_FOCUS
+    """What the generator is aimed at (operation kinds, faults, levels): part of the case's
+    identity when the case is generated from the seed."""
 
     def with_case(self, case: Mapping[str, Any] | None) -> RunSpec:
         return evolve(self, case=case)
@@ -47,7 +56,8 @@ class RunSpec:
             return shlex.join(["tcmcheck", "replay", str(path)])
         mutant = f" --mutant {self.mutant}" if self.mutant else ""
         fix = "".join(f" --fix {f}" for f in sorted(self.fixes))
-        return f"tcmcheck replay --kind {self.kind} --seed {self.seed}{mutant}{fix}"
+        focus = "".join(f" {shlex.quote(w)}" for w in self.focus.options())
+        return f"tcmcheck replay --kind {self.kind} --seed {self.seed}{mutant}{fix}{focus}"
 
     def to_doc(self, outcome: Outcome) -> dict[str, Any]:
         """The failure document of this run (it must carry its case)."""
@@ -58,6 +68,10 @@ class RunSpec:
             doc["mutant"] = self.mutant
         if self.fixes:
             doc["fixes"] = sorted(self.fixes)
+        if self.focus:
+            doc["focus"] = self.focus.to_doc()
+        if outcome.evidence is not None:
+            doc["evidence"] = outcome.evidence.to_json()
         return doc
 
     def to_text(self, outcome: Outcome) -> str:
@@ -89,7 +103,8 @@ class RunSpec:
             raise BadInput(f"{where}: unknown fix {unknown[0]!r} (known: {', '.join(known_fixes)})")
         if named and mutant is not None:
             raise BadInput(f"{where}: a failure file names a mutant or fixes, not both")
-        return cls(kind=doc["kind"], seed=seed, case=case, mutant=mutant, fixes=frozenset(named))
+        focus = Focus.from_doc(doc.get("focus"), where)
+        return cls(kind=doc["kind"], seed=seed, case=case, mutant=mutant, fixes=frozenset(named), focus=focus)
 
 
 @frozen(kw_only=True)
@@ -109,6 +124,10 @@ class Outcome:
     decisions: tuple[tuple[str, int, int], ...] = ()
     """sim: the non-default decisions the run took, when recorded or scripted (schedule
     shrinking, campaign/shrink/); not part of the verdict."""
+    evidence: Evidence | None = None
+    """sim: what a person needs to see the failure (campaign/run/evidence.py): the key, the
+    operations, coordinators, replicas and epochs of a client anomaly, or where an operation
+    was stuck; failure files carry it under `evidence`. Not part of the verdict."""
 
     def __attrs_post_init__(self) -> None:
         assert self.valid == (self.cause is None), "a run is valid iff it has no cause"
@@ -154,7 +173,7 @@ class RunRecord:
                 "final_epoch": o.final_epoch, "steps": o.steps,
                 "counters_json": json.dumps(dict(o.counters), sort_keys=True),
                 "coverage_json": self.coverage, "mutant": s.mutant,
-                "fix": ",".join(sorted(s.fixes)) or None,
+                "fix": ",".join(sorted(s.fixes)) or None, "focus": s.focus.text() if s.focus else None,
                 "replay": s.replay_command(), "duration_s": self.duration_s}
 
 

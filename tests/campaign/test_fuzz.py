@@ -287,7 +287,7 @@ def test_a_generator_crash_is_a_failing_row_not_the_end_of_the_campaign(monkeypa
     worker pool alike, and the campaign goes on."""
     from attrs import evolve
 
-    def broken(rng):
+    def broken(rng, focus=None):  # the Kind.generate signature
         raise ValueError("zip() argument 2 is shorter than argument 1")
 
     monkeypatch.setitem(KINDS, "refine", evolve(KINDS["refine"], generate=broken))
