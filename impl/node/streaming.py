@@ -155,11 +155,17 @@ class Streaming:
         cannot go on without it: its destination, or every one of its candidate sources."""
         node = self._node
         fd = node.failure_detector
-        if dest != node.id and dest != self._waits_for and not fd.is_alive(dest):
+
+        def convicted(peer: str) -> bool:
+            # a restarted node resumes its sequence only after Gossiper.waitToSettle
+            # (StorageService.initServer): a saved endpoint it has not heard of yet is no reason
+            return not fd.is_alive(peer) and fd.heard_of(peer)
+
+        if dest != node.id and dest != self._waits_for and convicted(dest):
             return dest
         others = [s for s in sources if s != node.id]
         if others and len(others) == len(sources) and self._waits_for not in others \
-                and not any(fd.is_alive(s) for s in others):
+                and all(convicted(s) for s in others):
             return "/".join(others)
         return None
 
