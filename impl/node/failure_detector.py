@@ -134,6 +134,11 @@ class FailureDetector:
         """Whether this node sees `peer_id` UP (itself: always)."""
         return peer_id == self._node.id or self._alive.get(peer_id, False)
 
+    def heard_of(self, peer_id: str) -> bool:
+        """Whether this node has had a heartbeat of `peer_id` since it (re)started (a saved
+        endpoint not yet gossiped with is DOWN without a conviction)."""
+        return peer_id == self._node.id or self.heartbeats.get(peer_id, (0, 0))[0] != 0
+
     def downtime(self, peer_id: str) -> int:
         """Virtual ns since this node convicted `peer_id` (0 when it sees it UP, or saw it go
         down only through a restart it has not echoed yet): Gossiper.getEndpointDowntime."""

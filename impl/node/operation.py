@@ -389,7 +389,15 @@ class OperationDriver:
             self._waiting = False
             self._finish(f"failed: bootstrap streaming failed: {halted}")
             return
-        self._streaming = Streaming(node, tasks, done)
+        def failed(why: str) -> None:
+            # Cassandra's bootstrap, unbootstrap, move and removenode streams fail on a dead peer
+            # and the sequence stays (impl/node/streaming.py names the methods): the operator
+            # resumes or cancels it
+            self._waiting = False
+            self._streaming = None
+            self._finish(f"failed: streaming failed: {why}")
+
+        self._streaming = Streaming(node, tasks, done, on_failed=failed, waits_for=self._excluded())
         self._streaming.start()
 
     # --- events ---

@@ -21,6 +21,20 @@ the source sends `StreamData` (every key it holds in the ranges) to the destinat
 stores it and tells the driver `StreamComplete`. Any of them can be lost: after
 `stream_retry` the driver asks again, the next candidate source first. Writes made meanwhile
 reach the destination through the write path (it is a write replica).
+
+Streaming does not wait for a peer that is down. Before each request (the first one: the
+RangeStreamer's `FailureDetectorSourceFilter`; a later one: the stream session with a dead peer
+failing) the driver asks its failure detector: when every candidate source of a transfer, or its
+destination, is convicted, the transfer fails and so does the operation, with its sequence left in
+the metadata until an operator resumes or cancels it. Cassandra: a join's strict source filtered
+out throws "Necessary replicas for strict consistency were removed by source filters"
+(RangeStreamer.calculateRangesToFetchWithPreferredEndpoints), caught in BootstrapAndJoin.executeNext
+as `error`; a failed stream makes BootstrapAndJoin.bootstrap return false ("Some data streaming
+failed ... resume", `halted`); UnbootstrapAndLeave.executeNext throws "Error while decommissioning
+node"; Move.executeNext "Strict consistency requires the node losing the range to be UP" / "Unable
+to move"; RemoveNodeStreams reports "streaming failed". The replaced or removed node itself is
+never asked about: a plan that streams from it (the all-sources fix at RF 1, a mutant) waits for
+it by design.
 """
 
 from __future__ import annotations
@@ -87,10 +101,13 @@ def elsewhere(op: str, node: str, tasks: list[Task]) -> str | None:
 
 
 class Streaming:
-    def __init__(self, node: Host, tasks: list[Task], on_done: Callable[[], None]) -> None:
+    def __init__(self, node: Host, tasks: list[Task], on_done: Callable[[], None], *,
+                 on_failed: Callable[[str], None] | None = None, waits_for: str | None = None) -> None:
         self._node = node
         self._tasks = tasks
         self._on_done = on_done
+        self._on_failed = on_failed
+        self._waits_for = waits_for  # the replaced or removed node: never a reason to fail
         self._attempts: dict[int, int] = {}  # task index -> attempts
         self._request: dict[int, int] = {}  # request id -> task index
         self._left: set[int] = set(range(len(tasks)))
@@ -115,6 +132,12 @@ class Streaming:
             return
         node = self._node
         ks, dest, sources, ranges = self._tasks[i]
+        down = self._down(dest, sources)
+        if down is not None and self._on_failed is not None:
+            node.trace.event("stream", node.id, "-", f"failed: {down} is down")
+            self.cancel()
+            self._on_failed(f"{down} is down")
+            return
         n = self._attempts.get(i, 0)
         self._attempts[i] = n + 1
         if n:
@@ -126,6 +149,25 @@ class Streaming:
             sender=node.id, epoch=node.log.applied, request_id=rid, keyspace=ks, ranges=ranges,
             destination=dest, driver=node.id))
         self._timers[i] = node.timer(node.settings.stream_retry_ns, self._send, i)
+
+    def _down(self, dest: str, sources: tuple[str, ...]) -> str | None:
+        """The peer of this transfer the driver's failure detector has convicted, if the transfer
+        cannot go on without it: its destination, or every one of its candidate sources."""
+        node = self._node
+        fd = node.failure_detector
+
+        def convicted(peer: str) -> bool:
+            # a restarted node resumes its sequence only after Gossiper.waitToSettle
+            # (StorageService.initServer): a saved endpoint it has not heard of yet is no reason
+            return not fd.is_alive(peer) and fd.heard_of(peer)
+
+        if dest != node.id and dest != self._waits_for and convicted(dest):
+            return dest
+        others = [s for s in sources if s != node.id]
+        if others and len(others) == len(sources) and self._waits_for not in others \
+                and all(convicted(s) for s in others):
+            return "/".join(others)
+        return None
 
     def on_complete(self, msg: StreamComplete) -> None:
         i = self._request.get(msg.request_id)

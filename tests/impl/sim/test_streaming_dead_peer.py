@@ -1,0 +1,56 @@
+"""Streaming with a peer dead for good (impl/node/streaming.py): Cassandra's bootstrap,
+unbootstrap, move and removenode streams fail on a peer that is down and leave the sequence in
+the metadata for the operator (BootstrapAndJoin.executeNext: RangeStreamer's
+FailureDetectorSourceFilter -> "Necessary replicas for strict consistency were removed by source
+filters" -> `error`, a failed stream -> `halted`; UnbootstrapAndLeave.executeNext: "Error while
+decommissioning node"). The simulator used to stream from or to the dead node for ever, and the
+judge called the operation stuck (fuzz seeds 60613182415 and 60613185999, shrunk here). The judge
+accepts such a halt when the peer did crash, and names a halt on a peer that never crashed apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from attrs import evolve
+
+from campaign.formats.scenario import parse_scenario
+from campaign.kinds import checked
+from campaign.run.judge import judge
+from campaign.run.record import RunSpec
+from impl.cluster import run_scenario
+
+DATA = Path(__file__).parent / "data"
+
+
+def load(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((DATA / name).read_text())
+    return doc
+
+
+@pytest.mark.parametrize(("name", "op", "node"), [("join-source-dead-for-good.json", "join", "d2"),
+                                                  ("leave-destination-dead-for-good.json", "leave", "n7")])
+def test_an_operation_streaming_with_a_node_dead_for_good_fails_and_leaves_its_sequence(
+        name: str, op: str, node: str) -> None:
+    doc = load(name)
+    result = run_scenario(parse_scenario(doc["case"]), seed=int(doc["seed"]))
+    assert [(n, o) for n, o, _ in result.unfinished] == []
+    [outcome] = [out for n, o, out in result.operations if (n, o) == (node, op)]
+    assert outcome == "failed: streaming failed: n5 is down"
+    out = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))
+    assert out.valid, out.cause
+
+
+@pytest.mark.parametrize("name", ["join-source-dead-for-good.json", "leave-destination-dead-for-good.json"])
+def test_a_halt_on_a_peer_that_never_crashed_is_named_apart(name: str) -> None:
+    doc = load(name)
+    scenario = parse_scenario(doc["case"])
+    result = run_scenario(scenario, seed=int(doc["seed"]))
+    # the same run judged as if n5 had never crashed (the failure detector convicting a live
+    # node); the judge sees the halted sequence still in the metadata
+    causes = judge(evolve(scenario, crashes=()), result).liveness
+    assert [str(c) for c in causes] == [
+        f"liveness: streaming failed on a peer that never crashed: {result.operations[-1][1]} on "
+        f"{result.operations[-1][0]} ended 'failed: streaming failed: n5 is down'"]
