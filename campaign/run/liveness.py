@@ -4,7 +4,7 @@ An operation that never finished although its barrier could be met, an operation
 up with its sequence left in the metadata, a live node behind the committed log, a commit
 request never answered, and the CMS's membership (campaign/run/cms_liveness.py). Each is reported only when the
 run's faults healed and the stall is not the fault's (a CMS without a majority rightly stops).
-An operation whose streaming failed on a peer that crashed is Cassandra's halt, left to the
+An operation whose streaming failed on a peer that crashed or was cut off is Cassandra's halt, left to the
 operator (impl/node/streaming.py), not a failure.
 """
 
@@ -88,11 +88,12 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
             # Cassandra's streaming fails on a peer that is down and leaves the sequence to the
             # operator (impl/node/streaming.py: RangeStreamer's FailureDetectorSourceFilter,
             # BootstrapAndJoin.bootstrap `halted`, UnbootstrapAndLeave's "Error while
-            # decommissioning node"): not a failure when the peer did crash; a peer convicted
-            # without a crash is named apart (a failure-detector question)
+            # decommissioning node"): not a failure when the peer did crash or was cut off from
+            # the driver by a partition; a peer convicted without either is named apart (a
+            # failure-detector question)
             peers = outcome[len(_STREAM_PEER_DOWN):].removesuffix(" is down").split("/")
-            if not set(peers) <= crashed:
-                out.append(C.liveness("streaming failed on a peer that never crashed",
+            if not all(p in crashed or _cut_off(scenario, node, p) for p in peers):
+                out.append(C.liveness("streaming failed on a peer never crashed nor cut off",
                                       f"{op} on {node} ended {outcome!r}"))
         elif outcome.startswith("failed: bootstrap streaming failed") and seq_node in left:
             # Cassandra's bootstrap halts there by design (impl/node/operation.py `elsewhere`),
@@ -111,6 +112,16 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
 
 _STREAM_PEER_DOWN = "failed: streaming failed: "
 """impl/node/operation.py's outcome when a stream's peer is down (then "<peer>[/<peer>] is down")."""
+
+
+def _cut_off(scenario: Scenario, a: str, b: str) -> bool:
+    """Whether a partition of the scenario ever put `a` and `b` on different sides (as the bus
+    does: nodes in no group form one more group together)."""
+    for p in scenario.partitions:
+        side = {n: i for i, g in enumerate(p.groups) for n in g}
+        if side.get(a, len(p.groups)) != side.get(b, len(p.groups)):
+            return True
+    return False
 
 
 def _replaced_elsewhere(scenario: Scenario) -> set[str]:

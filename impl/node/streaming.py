@@ -159,7 +159,8 @@ class Streaming:
         def convicted(peer: str) -> bool:
             # a restarted node resumes its sequence only after Gossiper.waitToSettle
             # (StorageService.initServer): a saved endpoint it has not heard of yet is no reason
-            return not fd.is_alive(peer) and fd.heard_of(peer)
+            # (its waitToSettle: no less than 8 s; and a peer not yet heard of is no reason)
+            return not fd.is_alive(peer) and fd.heard_of(peer) and fd.settled()
 
         if dest != node.id and dest != self._waits_for and convicted(dest):
             return dest

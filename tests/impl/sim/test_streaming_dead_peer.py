@@ -52,5 +52,5 @@ def test_a_halt_on_a_peer_that_never_crashed_is_named_apart(name: str) -> None:
     # node); the judge sees the halted sequence still in the metadata
     causes = judge(evolve(scenario, crashes=()), result).liveness
     assert [str(c) for c in causes] == [
-        f"liveness: streaming failed on a peer that never crashed: {result.operations[-1][1]} on "
+        f"liveness: streaming failed on a peer never crashed nor cut off: {result.operations[-1][1]} on "
         f"{result.operations[-1][0]} ended 'failed: streaming failed: n5 is down'"]
