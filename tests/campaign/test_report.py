@@ -104,6 +104,8 @@ def test_the_page_shows_each_failure_s_evidence_beside_its_topology_steps(
     text = page_path.read_text()
     page.feed(text)
     assert page.plots.count("evidence") == 1
+    # its sim timeline too, although n3 crashes and never restarts (that once dropped the timeline)
+    assert page.plots.count("timeline") == 2 and "n3 down (not restarted)" in text
     assert "evidence: key kv/k6" in text and "evidence: lost write: kv/k6=26 at ONE by n2" in text
     assert "to d2 from nobody" in text and "did not carry it" in text
     assert ">27-38</text>" in text  # the epochs committed around the replace, as one marker label
