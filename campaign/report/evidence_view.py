@@ -18,6 +18,7 @@ import html
 from typing import Any
 
 from campaign.report import plotting as P
+from campaign.run.evidence import Evidence
 
 STALE = P.NEW
 MISSED = P.KNOWN
@@ -101,9 +102,7 @@ def plot_evidence(ev: dict[str, Any], heading: str) -> Any | None:
 
 def evidence_lines(ev: dict[str, Any]) -> list[str]:
     """The evidence's text for a person: the steps by epoch, what was stuck, the writes' fates."""
-    from campaign.run.evidence import Evidence  # its lines, as replay prints them
-
-    return Evidence.from_json(ev).lines()
+    return Evidence.from_json(ev).lines()  # as replay prints them
 
 
 def evidence_html(doc: dict[str, Any], heading: str) -> tuple[Any | None, str]:

@@ -255,6 +255,4 @@ def test_a_report_loads_neither_the_simulator_nor_the_prover(campaigns: tuple[Pa
     args = [str(mutant)] + (["--html", str(tmp_path / "r.html")] if html else [])
     loaded = _loaded("report", *args)
     assert "campaign.report.aggregate" in loaded  # the measurement sees what it should
-    if html:
-        assert "campaign.run.evidence" in loaded  # the evidence was drawn
     assert sorted(m for m in loaded if m == "impl" or m.startswith(("impl.", "z3", "strategies"))) == []
