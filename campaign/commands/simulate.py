@@ -4,7 +4,9 @@ Runs one simulation (impl.cluster.run_scenario) to quiescence or the scenario's 
 prints a JSON summary: seed, trace hash, final epoch, per node its applied epoch and log hash,
 counters. `--trace` writes every event, one per line; `--history` the client reads and writes
 when the scenario has clients (else the commit requests), `--commit-history` the commit
-requests, as JSONL (DESIGN's history shape). Bad scenario input is BadInput (exit 2).
+requests, as JSONL (DESIGN's history shape); `in_progress` names each operation the run ended in
+the middle of, where it stopped and what it waited on (also on stderr); `--check` adds the
+judgement and, when it fails, its evidence. Bad scenario input is BadInput (exit 2).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from campaign.errors import BadInput
 from campaign.formats.scenario import load_scenario
 from campaign.outputs import check_distinct, check_output_file, write_output
 from campaign.run import variants
+from campaign.run.evidence import evidence_of, stuck_evidence
 from campaign.run.judge import judge
 from impl.bugs import check_names
 from impl.cluster import Cluster
@@ -74,12 +77,25 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     if logs:
         summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}
                                   for e in n.entries] for n in result.nodes}
+    # an operation the run ended in the middle of: which, where it stopped, what it waited on
+    # (issue 23: "A stuck replace in a hand-written scenario ended with no operation in the summary")
+    stuck = stuck_evidence(result).stuck if result.unfinished else ()
+    summary["in_progress"] = [s.to_json() for s in stuck]
+    lines = [f"in progress at the end: {s.line()}" for s in stuck]
     code = 0
     if check:
         judgement = judge(parsed, result)
         summary["judgement"] = judgement.summary()
+        causes = judgement.causes()
         code = 0 if judgement.valid else 1
+        evidence = evidence_of(result, judgement.clients, judgement.liveness, judgement.protocol.durability,
+                               [c.klass for c in causes]) if causes else None
+        if evidence is not None:  # as a failure file carries it (docs/fuzz.md); its lines name the stuck ones
+            summary["judgement"]["evidence"] = evidence.to_json()
+            lines = evidence.lines() + ([] if evidence.stuck else lines)
     click.echo(json.dumps(summary, indent=2, sort_keys=True))
+    for line in lines:  # for a person, beside the JSON on stdout (as replay prints its evidence)
+        click.echo(line, err=True)
     return code
 
 

@@ -40,7 +40,8 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
                    final_epoch=result.final_epoch, steps=invokes,
                    counters=tuple(sorted((*result.counters, *operation_counters(result.operations).items()))),
                    details=json.dumps(summary, sort_keys=True), decisions=result.decisions,
-                   evidence=evidence_of(result, judgement.clients, judgement.liveness) if causes else None)
+                   evidence=evidence_of(result, judgement.clients, judgement.liveness, judgement.protocol.durability,
+                                        [c.klass for c in causes]) if causes else None)
 
 
 OPERATION_COUNTER = "operation "

@@ -2,10 +2,12 @@
 
 The plots are drawn by matplotlib as SVG and inlined, each in a `<figure data-plot=NAME>`:
 `causes` (failures by cause class, new and known), `groups` (failures by mutant or fix; their
-causes in a table under it, not drawn in the chart), `transformations`, `steps` and `faults`
-(what the campaign covered), `rate` (runs per second over the campaign) and one `timeline` per
+causes in a table under it, not drawn in the chart), `transformations`, `steps`, `faults`,
+`operations` (started, with shares) and `operations_ended` (what the campaign covered), `rate` (runs per second over the campaign) and one `timeline` per
 cause class (campaign/report/timelines.py: the first counterexample of that class, shrunk when
-its `.min.json` is beside it). Sizes, wrapping and legends: campaign/report/plotting.py.
+its `.min.json` is beside it), each followed by that failure's `evidence` (a per-key timeline of a
+client anomaly beside the topology steps, and the evidence's text: campaign/report/evidence_view.py).
+The header says what the campaigns focused on. Sizes, wrapping and legends: campaign/report/plotting.py.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from campaign.report import plotting as P
+from campaign.report.aggregate import operation_shares
 from campaign.report.plotting import KNOWN, NEW, OK
 from campaign.report.timelines import timelines
 from campaign.run.findings import known_finding
@@ -140,6 +143,62 @@ def plot_faults(s: dict[str, Any]) -> Any:
     return fig
 
 
+def plot_operations(s: dict[str, Any]) -> Any:
+    """Topology operations started over every run kind, each with its share (what `--focus`
+    aims at: most of a `--focus replace` campaign's operations are replaces)."""
+    shares = operation_shares(s["coverage"].get("operations", {}))
+    fig = P.figure(P.rows_height(list(shares) or ["x", "x"], extra=1.2))
+    ax = fig.subplots()
+    if not shares:
+        P.empty(ax, "no operation recorded (a campaign from before the operations coverage)")
+    else:
+        counts = [n for n, _ in shares.values()]
+        ax.barh(range(len(shares)), counts, color=P.OK)
+        for y, (n, share) in enumerate(shares.values()):
+            ax.text(n, y, f" {n} ({share:.0%})", va="center", fontsize=8)
+        ax.set_yticks(range(len(shares)), list(shares), fontsize=8)
+        ax.set_ylim(-0.6, len(shares) - 0.4)
+        ax.set_xlim(0, max(counts) * 1.3)  # room for the count and share after the longest bar
+        ax.invert_yaxis()
+        ax.set_xlabel("operations started")
+        _integer_axis(ax.xaxis)
+    ax.set_title("Coverage: operations started (share of all)")
+    return fig
+
+
+def plot_ended(s: dict[str, Any]) -> Any:
+    """How the sim nodes' operations ended (`coverage.operations_ended`: `KIND OUTCOME` -> n),
+    per kind, the outcomes stacked (a linear axis: the lengths add up)."""
+    ended = s["coverage"].get("operations_ended", {})
+    per: dict[str, dict[str, int]] = {}
+    for name, n in ended.items():
+        op, _, outcome = name.partition(" ")
+        per.setdefault(op, {})[outcome or "?"] = n
+    outcomes = sorted({o for v in per.values() for o in v})
+    names = sorted(per, key=lambda op: -sum(per[op].values()))
+    fig = P.figure(P.rows_height(names or ["x", "x"], extra=1.5))
+    ax = fig.subplots()
+    if not names:
+        P.empty(ax, "no sim operation ended")
+    else:
+        left = [0] * len(names)
+        colours = {"completed": P.OK, "refused": "#7f8c8d", "rejected": "#b2babb", "failed": P.NEW,
+                   "cancelled": P.KNOWN}
+        for i, outcome in enumerate(outcomes):
+            counts = [per[op].get(outcome, 0) for op in names]
+            ax.barh(range(len(names)), counts, left=left, label=outcome,
+                    color=colours.get(outcome, P.KIND_COLOURS[i % len(P.KIND_COLOURS)]))
+            left = [a + b for a, b in zip(left, counts, strict=True)]
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_ylim(-0.6, len(names) - 0.4)
+        ax.invert_yaxis()
+        ax.set_xlabel("operations the sim nodes ended, by how they ended")
+        _integer_axis(ax.xaxis)
+        P.legend_below(fig)
+    ax.set_title("Coverage: how operations ended")
+    return fig
+
+
 def plot_rate(s: dict[str, Any]) -> Any:
     per = {int(k): v for k, v in s["per_second"].items()}
     fig = P.figure(3)
@@ -168,7 +227,9 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; border-bottom:
 table { border-collapse: collapse; margin: 1em 0; } td, th { padding: 2px 10px; text-align: left; border-bottom: 1px solid #eee; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 0.85em; color: #555; } code { font-size: 0.85em; }
+h1, code, figcaption { overflow-wrap: anywhere; }
 .new { color: #c0392b; font-weight: bold; } .known { color: #a86f00; }
+pre.evidence { white-space: pre-wrap; font-size: 0.8em; background: #f7f7f7; padding: 0.5em; }
 """
 
 
@@ -177,7 +238,7 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>tcmcheck campaign report</title><style>{_CSS}</style></head><body>",
              f"<h1>tcmcheck campaign report: {esc(', '.join(dirs))}</h1>",
-             f"<p>{s['runs']} runs, {s['failed']} failed.</p>",
+             f"<p>{s['runs']} runs, {s['failed']} failed.</p>", _focus(s),
              "<table><tr><th>kind</th><th>runs</th><th>failed</th><th>seconds of work</th></tr>"]
     for kind, k in s["kinds"].items():
         parts.append(f"<tr><td>{esc(kind)}</td><td>{k['runs']}</td><td>{k['failed']}</td><td>{k['seconds']:.1f}</td></tr>")
@@ -210,15 +271,29 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
     fig("transformations", plot_transformations(s))
     fig("steps", plot_steps(s))
     fig("faults", plot_faults(s))
+    fig("operations", plot_operations(s))
+    fig("operations_ended", plot_ended(s))
     parts.append("<h2>Speed</h2>")
     fig("rate", plot_rate(s))
     lines = timelines(s, base)
     if lines:
         parts.append("<h2>Counterexample timelines</h2>")
-        for caption, svg in lines:
+        for caption, svg, evidence in lines:
             fig("timeline", svg, caption)
+            if evidence:
+                parts.append(evidence)
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _focus(s: dict[str, Any]) -> str:
+    """What the campaigns were aimed at (`fuzz --focus/--faults/--levels`, as `summary["focus"]`)."""
+    focus = s.get("focus") or {}
+    aimed = {f: n for f, n in focus.items() if f != "none"}
+    if not aimed:
+        return "<p class=focus>Focus: none (the generator's own mix).</p>"
+    rest = f"; not aimed: {focus['none']} runs" if focus.get("none") else ""
+    return "<p class=focus>Focus: " + html.escape("; ".join(f"{f} ({n} runs)" for f, n in aimed.items()) + rest) + "</p>"
 
 
 def replay_of(f: dict[str, Any], base: dict[str, Path]) -> str:

@@ -5,11 +5,14 @@ lies beside it, since the smaller case is the one a reader can follow.
 refine: the spec's epoch after each step, accepted (o) and rejected (x) steps, each step named
 on the axis (at 90 degrees, thinned to at most `MAX_STEP_LABELS` so the names never touch), the
 failing step or the read and write epochs of the first disjoint quorum pair. sim: one lane per
-workload, partition, crashed node and submitted transformation kind, over virtual time.
+workload, client workload, partition, crashed node, submitted transformation kind and topology
+operation (`replace by d2 of n3`), over virtual time; under
+it the failure's evidence (campaign/report/evidence_view.py), from the same file.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from campaign.report import plotting as P
+from campaign.report.evidence_view import evidence_html
 from spec.metadata import ClusterMetadata
 from spec.transformations import Rejected
 
@@ -89,11 +93,18 @@ def timeline_sim(doc: dict[str, Any], shrunk: bool = False) -> Any:
     for i, w in enumerate(case.get("workloads", [])):
         bars.append((f"workload {i + 1}: {w.get('kind', '')}", w.get("start_ms", 0), max(w.get("spread_ms", 1), 1),
                      "#aed6f1"))
+    for i, c in enumerate(case.get("clients", [])):
+        bars.append((f"clients {i + 1}: {c.get('keyspace', '')}", c.get("start_ms", 0), max(c.get("spread_ms", 1), 1),
+                     "#d6eaf8"))
+    end = case.get("settings", {}).get("end_time_ms", 0)  # a crash never restarted, a partition never healed
     for p in faults.get("partitions", []):
-        bars.append(("partition", p["start_ms"], p["heal_ms"] - p["start_ms"], "#e6a0a0"))
+        bars.append(("partition", p["start_ms"], max(p.get("heal_ms", end) - p["start_ms"], 1), "#e6a0a0"))
     for c in faults.get("crashes", []):
-        bars.append((f"{c['node']} down", c["at_ms"], c["restart_ms"] - c["at_ms"], P.KNOWN))
+        bars.append((f"{c['node']} down" + ("" if "restart_ms" in c else " (not restarted)"), c["at_ms"],
+                     max(c.get("restart_ms", end) - c["at_ms"], 1), P.KNOWN))
     marks = [(f"submit {s['transformation'].get('kind', '?')}", s["at_ms"]) for s in case.get("submissions", [])]
+    marks += [(f"{o.get('op', '?')} by {o.get('node', '?')}" + (f" of {o['target']}" if o.get("target") else ""),
+               o.get("at_ms", 0)) for o in case.get("operations", [])]
     lanes = list(dict.fromkeys([b[0] for b in bars] + sorted({m[0] for m in marks})))
     heading = P.wrap(_heading(doc, shrunk), 110)
     fig = P.figure(P.rows_height(lanes, per_row=0.1, extra=1.3) + P.LINE * heading.count("\n"), width=10)
@@ -114,10 +125,12 @@ def timeline_sim(doc: dict[str, Any], shrunk: bool = False) -> Any:
     return fig
 
 
-def timelines(s: dict[str, Any], base: dict[str, Path]) -> list[tuple[str, str]]:
-    """(caption, svg) for the first failure of each cause class that has a failure file."""
+def timelines(s: dict[str, Any], base: dict[str, Path]) -> list[tuple[str, str, str]]:
+    """(caption, svg, the evidence as HTML) for the first failure of each cause class that has a
+    failure file; the evidence (campaign/report/evidence_view.py) is a `figure data-plot=evidence`
+    with its per-key timeline when the failure had a client anomaly, and its text."""
     seen: set[str] = set()
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     for f in s["failures"]:
         cls = f["cause_class"]
         if cls in seen or not f.get("failure_file") or len(out) >= MAX_TIMELINES:
@@ -133,7 +146,11 @@ def timelines(s: dict[str, Any], base: dict[str, Path]) -> list[tuple[str, str]]
             continue
         seen.add(cls)
         where = f"shrunk: tcmcheck replay {small}; unshrunk: {path}" if shown == small else f"tcmcheck replay {path}"
-        out.append((f"{cls} — first of {s['causes'].get(cls, 1)}: {f['kind']} seed {f['seed']} ({where})", drawn))
+        ev_fig, ev_text = evidence_html(doc, "evidence: " + _heading(doc, shown == small))
+        extra = ev_text if ev_fig is None else (
+            f"<figure data-plot=\"evidence\">{P.svg(ev_fig)}<figcaption>the evidence of {html.escape(cls)}: "
+            f"a timeline of the key beside the topology steps</figcaption></figure>{ev_text}")
+        out.append((f"{cls} — first of {s['causes'].get(cls, 1)}: {f['kind']} seed {f['seed']} ({where})", drawn, extra))
     return out
 
 

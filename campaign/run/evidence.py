@@ -13,7 +13,9 @@ the protocol trace (impl/protocol.py: the coordinator's plan, its epoch and repl
 replicas' answers and their epochs), the stale read and the write it missed, and the topology
 steps committed from the oldest epoch involved to the end of the anomaly; for a stuck
 operation, its last step, the progress barrier it waited at and the nodes that were down or
-behind it. `sim` puts it in each failing outcome; failure files carry it under `evidence`,
+behind it; and for durability causes (a lost write, a stale read), with or without a client
+anomaly, what became of each acknowledged write involved (campaign/run/write_fate.py). Keys are
+named with their keyspace (`kv/k15`). `sim` puts it in each failing outcome; failure files carry it under `evidence`,
 `replay` prints `lines()` on stderr beside its JSON.
 """
 
@@ -23,10 +25,12 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
+from campaign.run.write_fate import WriteFate, write_fates
 from checkers.linearizability.history import Operation
 from checkers.linearizability.verdict import Verdict
+from checkers.protocol.durability import DurabilityReport
 from checkers.protocol.events import ProtocolTrace, parse
 
 if TYPE_CHECKING:  # why not at run time: the failure document's value loads with the report, which loads no impl
@@ -44,6 +48,7 @@ class ClientOp:
     process: int
     f: str
     key: str
+    """`keyspace/key` (the keyspace from the coordinator's plan; the bare key without one)."""
     value: Any
     """The value written, or the value read (None: nothing)."""
     outcome: str
@@ -136,8 +141,9 @@ class Evidence:
     """What a person needs to see a failing run's anomaly without re-simulating it."""
 
     anomaly: str
-    """The verdict it explains (the clients' cause, or `liveness`)."""
+    """The verdict it explains (the clients' cause, a durability cause's class, or `liveness`)."""
     key: str | None = None
+    """`keyspace/key` of the client anomaly (or of the first write followed)."""
     operations: tuple[ClientOp, ...] = ()
     """The smallest failing sub-history of the key (and the missed write, if outside it)."""
     stale_read: int | None = None
@@ -148,13 +154,16 @@ class Evidence:
     steps: tuple[Step, ...] = ()
     """Topology steps committed from the oldest epoch the operations acted at to their end."""
     stuck: tuple[Stuck, ...] = ()
+    writes: tuple[WriteFate, ...] = ()
+    """The acknowledged writes behind the run's durability causes, and where they went
+    (campaign/run/write_fate.py)."""
     final_epoch: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"anomaly": self.anomaly, "key": self.key, "operations": [o.to_json() for o in self.operations],
                 "stale_read": self.stale_read, "missed_write": self.missed_write,
                 "steps": [s.to_json() for s in self.steps], "stuck": [s.to_json() for s in self.stuck],
-                "final_epoch": self.final_epoch}
+                "writes": [w.to_json() for w in self.writes], "final_epoch": self.final_epoch}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Evidence:
@@ -168,7 +177,8 @@ class Evidence:
                       for s in doc.get("stuck", []))
         return cls(anomaly=doc["anomaly"], key=doc.get("key"), operations=ops, stale_read=doc.get("stale_read"),
                    missed_write=doc.get("missed_write"), steps=tuple(Step(**s) for s in doc.get("steps", [])),
-                   stuck=stuck, final_epoch=doc.get("final_epoch", 0))
+                   stuck=stuck, writes=tuple(WriteFate.from_json(w) for w in doc.get("writes", [])),
+                   final_epoch=doc.get("final_epoch", 0))
 
     def lines(self) -> list[str]:
         """A few lines for a person (replay prints them on stderr)."""
@@ -185,6 +195,9 @@ class Evidence:
                            f"{write.value} was acknowledged, and returned {read.value}")
         for s in self.stuck:
             out.append(f"evidence: {s.line()}")
+        for i, w in enumerate(self.writes):  # the first in full, the others in a line (all in the JSON)
+            first, *rest = w.lines()
+            out += [f"evidence: {first}", *(rest if i == 0 else [])]
         if self.steps:
             out.append("  topology steps: " + "; ".join(s.line() for s in self.steps))
         return out
@@ -195,13 +208,20 @@ def evidence_lines(doc: dict[str, Any] | None) -> list[str]:
     return [] if doc is None else Evidence.from_json(doc).lines()
 
 
-def evidence_of(result: RunResult, clients: Verdict | None, liveness: Sequence[Any] = ()) -> Evidence | None:
+def evidence_of(result: RunResult, clients: Verdict | None, liveness: Sequence[Any] = (),
+                durability: DurabilityReport | None = None, klasses: Sequence[str] = ()) -> Evidence | None:
     """The evidence of a failing run: the clients' anomaly when their verdict is False, else the
-    stuck operations when a liveness check failed; None when neither applies."""
+    stuck operations when a liveness check failed; with the writes behind its durability causes
+    (`klasses`: the run's cause classes; `durability`: the protocol judgement's report) — alone
+    when the client history is linearizable. None when nothing applies."""
+    fates = write_fates(result, parse(result.protocol), durability, klasses) if durability is not None else ()
     if clients is not None and clients.valid is False and clients.evidence.key is not None:
-        return client_evidence(result, clients)
+        return evolve(client_evidence(result, clients), writes=fates)
     if liveness and result.unfinished:
-        return stuck_evidence(result)
+        return evolve(stuck_evidence(result), writes=fates)
+    if fates:
+        return Evidence(anomaly=next(k for k in klasses if k.startswith("durability: ")), key=fates[0].key,
+                        writes=fates, final_epoch=result.final_epoch)
     return None
 
 
@@ -211,6 +231,7 @@ def client_evidence(result: RunResult, clients: Verdict) -> Evidence:
     ev = clients.evidence
     key = str(ev.key)
     trace = parse(result.protocol)
+    named = _with_keyspace(trace, key)
     window = list(ev.window) or ([ev.failing_op] if ev.failing_op is not None else [])
     failing = ev.failing_op
     missed = None
@@ -225,7 +246,8 @@ def client_evidence(result: RunResult, clients: Verdict) -> Evidence:
     epochs = [e for o in ops for e in (o.plan_epoch, *(a[2] for a in o.answers)) if e is not None]
     since = min(epochs, default=0)
     until = max((o.completed_ns or o.invoked_ns for o in ops), default=0)
-    return Evidence(anomaly=clients.cause, key=key, operations=ops, stale_read=stale if failing is not None else None,
+    ops = tuple(evolve(o, key=named) for o in ops)
+    return Evidence(anomaly=clients.cause, key=named, operations=ops, stale_read=stale if failing is not None else None,
                     missed_write=miss, steps=_steps(result, since, until), final_epoch=result.final_epoch)
 
 
@@ -310,6 +332,14 @@ def _client_op(result: RunResult, trace: ProtocolTrace, op: Operation) -> Client
                     if (r.coord, r.rid) == (coord, rplan.rid))
     return ClientOp(**base, level=rplan.cl, plan_epoch=rplan.epoch, done_epoch=rend.epoch if rend else None,
                     replicas=tuple(rplan.contacts), answers=answers)
+
+
+def _with_keyspace(trace: ProtocolTrace, key: str) -> str:
+    """`keyspace/key`: the client history names keys without their keyspace; the coordinators'
+    plans of that key name it (the bare key when no plan does)."""
+    ks = next((p.keyspace for p in trace.write_plans if p.key == key),
+              next((p.keyspace for p in trace.read_plans if p.key == key), None))
+    return key if ks is None else f"{ks}/{key}"
 
 
 def _steps(result: RunResult, since_epoch: int, until_ns: int, *, after_ns: int = 0) -> tuple[Step, ...]:

@@ -34,7 +34,7 @@ def stale() -> Evidence:
 def test_a_stale_read_names_the_key_the_missed_write_and_the_epochs(stale: Evidence) -> None:
     """The pinned finding: n12, cut off at epoch 5, reads k0 from n03 and n08 after n01 wrote 1
     at epoch 10 to j1, n03, n09 (acknowledged by j1 and n09) once j1's join finished."""
-    assert stale.key == "k0"
+    assert stale.key == "kv/k0"
     assert stale.missed_write is not None and stale.stale_read is not None
     write, read = stale.operations[stale.missed_write], stale.operations[stale.stale_read]
     assert (write.f, write.value, write.coordinator, write.level, write.plan_epoch) == ("write", 1, "n01", "QUORUM", 10)
@@ -58,11 +58,11 @@ def test_replay_prints_the_evidence_in_a_few_lines_beside_unchanged_json(
     out, err = capsys.readouterr()
     assert status == 1
     verdict = json.loads(out)  # stdout stays one JSON document, with the evidence added
-    assert verdict["evidence"]["key"] == "k0"
+    assert verdict["evidence"]["key"] == "kv/k0"
     assert verdict["cause"].startswith("clients: not-linearizable")
     lines = err.splitlines()
     assert 3 <= len(lines) <= 8
-    assert lines[0].startswith("evidence: key k0 ")
+    assert lines[0].startswith("evidence: key kv/k0 ")
     assert any(line.startswith("  missed write: write 1 by n01 at QUORUM, coordinator at epoch 10") for line in lines)
     assert any(line.startswith("  stale read: read -> None by n12 at QUORUM, coordinator at epoch 5") for line in lines)
     assert any("epoch 10 FINISH_JOIN j1" in line for line in lines)
@@ -71,7 +71,7 @@ def test_replay_prints_the_evidence_in_a_few_lines_beside_unchanged_json(
 def test_a_failure_file_carries_the_evidence(tmp_path: Path) -> None:
     spec = load_failure(STALE)
     doc = json.loads(spec.to_text(checked(spec)))
-    assert doc["evidence"]["key"] == "k0" and doc["evidence"]["stale_read"] is not None
+    assert doc["evidence"]["key"] == "kv/k0" and doc["evidence"]["stale_read"] is not None
     # the file with its evidence still replays (the evidence is written, never read back)
     path = tmp_path / "f.json"
     path.write_text(json.dumps(doc))

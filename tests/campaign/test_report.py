@@ -67,7 +67,7 @@ def test_the_html_page_holds_every_plot_and_nothing_external(
     assert status == 0 and f"report written to {page_path}" in out
     page = Page()
     page.feed(page_path.read_text())
-    for plot in ("causes", "groups", "transformations", "steps", "faults", "rate"):
+    for plot in ("causes", "groups", "transformations", "steps", "faults", "operations", "operations_ended", "rate"):
         assert plot in page.plots
     assert page.plots.count("timeline") == 2  # a sim and a refine counterexample
     assert page.svgs >= len(page.plots)
@@ -75,6 +75,44 @@ def test_the_html_page_holds_every_plot_and_nothing_external(
     text = page_path.read_text()
     assert "mutant reject-create-table" in text and "as specified" in text  # failures by mutant
     assert "logs: unjustified-rejection" in text and NEW in text
+    assert "Focus: none (the generator's own mix)." in text  # neither campaign was aimed
+
+
+FINDINGS = Path(__file__).resolve().parents[2] / "examples" / "findings"
+
+
+def _failure_doc(name: str) -> str:
+    """A pinned finding's failure file as `fuzz` writes it (with its evidence)."""
+    from campaign.kinds import checked, load_failure
+
+    spec = load_failure(FINDINGS / f"{name}.json")
+    return spec.to_text(checked(spec))
+
+
+def test_the_page_shows_each_failure_s_evidence_beside_its_topology_steps(
+        campaigns: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A sim failure whose file carries evidence (here the pinned remove-replace-single-source,
+    put in place of the campaign's first sim failure) gets a per-key timeline (one bar per
+    operation, epoch markers) and the evidence's text; a `.min.json` beside it is shown instead."""
+    mutant = tmp_path / "mutant"
+    shutil.copytree(campaigns[0], mutant)
+    first = sorted((mutant / "failures").glob("sim-*.json"))[0]
+    first.write_text(_failure_doc("remove-replace-single-source"))
+    page_path = tmp_path / "r.html"
+    assert run(capsys, "report", str(mutant), "--html", str(page_path))[0] == 0
+    page = Page()
+    text = page_path.read_text()
+    page.feed(text)
+    assert page.plots.count("evidence") == 1
+    # its sim timeline too, although n3 crashes and never restarts (that once dropped the timeline)
+    assert page.plots.count("timeline") == 2 and "n3 down (not restarted)" in text
+    assert "evidence: key kv/k6" in text and "evidence: lost write: kv/k6=26 at ONE by n2" in text
+    assert "to d2 from nobody" in text and "did not carry it" in text
+    assert ">27-38</text>" in text  # the epochs committed around the replace, as one marker label
+    first.with_suffix(".min.json").write_text(_failure_doc("stale-coordinator-read"))
+    assert run(capsys, "report", str(mutant), "--html", str(page_path))[0] == 0
+    text = page_path.read_text()
+    assert "evidence: key kv/k0" in text and "kv/k6" not in text
 
 
 def test_report_of_many_campaigns_adds_them_up(campaigns: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -168,8 +206,11 @@ def test_report_html_to_a_missing_folder_exits_2_before_reading(campaigns: tuple
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs headless Chromium at /usr/bin/chromium")
 def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path], tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    mutant = tmp_path / "mutant"  # with a failure carrying evidence: its timeline renders too
+    shutil.copytree(campaigns[0], mutant)
+    sorted((mutant / "failures").glob("sim-*.json"))[0].write_text(_failure_doc("remove-replace-single-source"))
     page_path = tmp_path / "r.html"
-    assert run(capsys, "report", str(campaigns[0]), "--html", str(page_path))[0] == 0
+    assert run(capsys, "report", str(mutant), "--html", str(page_path))[0] == 0
     flags = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              f"--user-data-dir={tmp_path / 'profile'}"]
@@ -177,8 +218,9 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
                          text=True, timeout=120).stdout
     rendered = Page()
     rendered.feed(dom)
-    assert {"causes", "groups", "transformations", "steps", "faults", "rate", "timeline"} <= set(rendered.plots)
-    assert rendered.svgs >= 7 and rendered.external == []
+    assert {"causes", "groups", "transformations", "steps", "faults", "operations", "operations_ended", "rate",
+            "timeline", "evidence"} <= set(rendered.plots)
+    assert rendered.svgs >= 10 and rendered.external == []
     from tests.checkers.linearizability.test_html import _has_colour
 
     for width in (1100, 600):  # a laptop's window and half of one: the plots shrink to fit
@@ -205,8 +247,12 @@ def _loaded(*args: str) -> set[str]:
 @pytest.mark.parametrize("html", [False, True])
 def test_a_report_loads_neither_the_simulator_nor_the_prover(campaigns: tuple[Path, Path], tmp_path: Path,
                                                              html: bool) -> None:
-    """A report only reads what campaigns recorded: it must not pay for impl/ or Z3 (issue 20)."""
-    args = [str(campaigns[0])] + (["--html", str(tmp_path / "r.html")] if html else [])
+    """A report only reads what campaigns recorded: it must not pay for impl/ or Z3 (issue 20) —
+    also when it draws a failure's evidence (a failure file carrying one)."""
+    mutant = tmp_path / "mutant"
+    shutil.copytree(campaigns[0], mutant)
+    sorted((mutant / "failures").glob("sim-*.json"))[0].write_text(_failure_doc("remove-replace-single-source"))
+    args = [str(mutant)] + (["--html", str(tmp_path / "r.html")] if html else [])
     loaded = _loaded("report", *args)
     assert "campaign.report.aggregate" in loaded  # the measurement sees what it should
     assert sorted(m for m in loaded if m == "impl" or m.startswith(("impl.", "z3", "strategies"))) == []

@@ -33,7 +33,8 @@ def drawn_texts(fig: Any) -> tuple[Any, list[tuple[Text, Bbox]], list[tuple[Text
     renderer = fig.canvas.get_renderer()
     texts: list[Text] = list(fig.texts)
     inner: list[tuple[Text, Bbox, Any]] = []
-    for ax in fig.axes:
+    # a secondary axis (the evidence timeline's epochs) is a child of its axes, not in fig.axes
+    for ax in [a for parent in fig.axes for a in (parent, *parent.child_axes)]:
         texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
         texts += [ax.xaxis.offsetText, ax.yaxis.offsetText]
         for axis in (ax.xaxis, ax.yaxis):
@@ -184,3 +185,52 @@ def test_long_counterexamples_keep_their_timelines_clean() -> None:
     assert_clean(figures)
     step_names = [t.get_text() for t in figures[0].axes[0].get_xticklabels()]
     assert step_names[:2] == ["0 REGISTER", "4 START_JOIN"] and len(step_names) == 38
+
+
+def _evidence(ops: int, steps: int, *, spread_s: float) -> dict[str, Any]:
+    """A client anomaly's evidence with `ops` operations (long answer lists, one never
+    completed) and `steps` topology steps, half of them committed within milliseconds."""
+    operations = []
+    for i in range(ops):
+        start = int(1e9 + i * spread_s * 1e9 / max(ops, 1))
+        operations.append({"process": i, "f": "write" if i % 2 else "read", "key": "kv/k15", "value": i if i % 2 else None,
+                           "outcome": "ok" if i != 3 else "info", "invoked_ns": start,
+                           "completed_ns": None if i == 3 else start + 4_000_000, "coordinator": f"node-{i:02d}",
+                           "level": "LOCAL_QUORUM", "plan_epoch": 10 + i, "done_epoch": 11 + i,
+                           "replicas": [f"node-{j:02d}" for j in range(5)],
+                           "answers": [{"replica": f"node-{j:02d}", "value": None, "epoch": 10 + j} for j in range(5)]})
+    step_list = [{"epoch": 120 + j, "kind": "ADVANCE_CMS_RECONFIGURATION", "node": None,
+                  "time_ns": int(1e9 + (j * 1e6 if j < steps // 2 else j * spread_s * 1e9 / max(steps, 1)))}
+                 for j in range(steps)]
+    return {"anomaly": "not-linearizable", "key": "kv/k15", "operations": operations, "stale_read": ops - 1,
+            "missed_write": 1 if ops > 1 else None, "steps": step_list, "stuck": [], "writes": [], "final_epoch": 40}
+
+
+@pytest.mark.parametrize(("ops", "steps", "spread_s"), [(2, 16, 60.0), (14, 16, 3.0), (1, 0, 0.001), (6, 40, 0.5)])
+def test_the_evidence_timeline_stays_clean(ops: int, steps: int, spread_s: float) -> None:
+    """Two operations a minute apart beside 16 steps (half within milliseconds: their epochs
+    share a label), fourteen operations with five answers each, one operation alone, forty steps."""
+    from campaign.report.evidence_view import plot_evidence
+
+    cause = "not-linearizable: acknowledged writes lost by a single-source remove/replace stream " * 2
+    fig = plot_evidence(_evidence(ops, steps, spread_s=spread_s), f"evidence: sim seed 3: clients: {cause}")
+    assert fig is not None
+    assert_clean([fig])
+    bars = [b for b in fig.axes[0].collections]
+    assert len(bars) == ops  # one bar per operation
+
+
+def test_the_operation_plots_stay_clean_with_many_kinds_and_outcomes(
+        campaign_summary: tuple[dict[str, Any], dict[str, Path]], monkeypatch: pytest.MonkeyPatch) -> None:
+    summary, base = campaign_summary
+    s = crowded(summary)
+    kinds = ["join", "leave", "move", "replace", "remove", "assassinate", "decommission", "cms-reconfigure"]
+    s["coverage"]["operations"] = {"sim": {k: 10 ** (i % 6) for i, k in enumerate(kinds)}, "refine": {"join": 7}}
+    s["coverage"]["operations_ended"] = {f"{k} {o}": i + 1 for i, k in enumerate(kinds)
+                                         for o in ("completed", "refused", "rejected", "failed", "cancelled", "skipped")}
+    s["focus"] = {"replace,remove; faults crash,partition; levels ONE,QUORUM": 900, "none": 100}
+    figures = figures_of(monkeypatch, s, base)
+    started = next(f for f in figures if f.axes[0].get_title().startswith("Coverage: operations started"))
+    ended = next(f for f in figures if f.axes[0].get_title() == "Coverage: how operations ended")
+    assert_clean([started, ended])
+    assert [t.get_text() for t in started.axes[0].texts][:2] == [" 100000 (90%)", " 10000 (9%)"]
