@@ -40,7 +40,8 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
     # the write set that died stops every commit, e.g. during the CMS's first growth)
     up_now = {n.id for n in result.nodes if n.up}
     cms_up = all(len(group & up_now) * 2 > len(group) for group in (final.cms.reads, final.cms.writes))
-    for node, op, could in () if ghosts or not cms_up else result.unfinished:
+    blocked_on_dead = _cms_addition_dead(scenario, final)
+    for node, op, could in () if ghosts or not cms_up or blocked_on_dead else result.unfinished:
         # why the age: under lasting loss each step may wait out lost commit answers (the
         # driver's watchdog is this patience), so a slow operation still taking steps near the
         # end of an unquiet run is not stuck (the mutants' control seed 148)
@@ -112,6 +113,23 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
 
 _STREAM_PEER_DOWN = "failed: streaming failed: "
 """impl/node/operation.py's outcome when a stream's peer is down (then "<peer>[/<peer>] is down")."""
+
+
+def _cms_addition_dead(scenario: Scenario, final: ClusterMetadata) -> bool:
+    """Whether the CMS reconfiguration in progress at the end waits to add a node that crashed and
+    never restarted: ReconfigureCMS.executeNext returns `blocked` while the member it adds is
+    down, so every operation that reconfigures the CMS first (maybeReconfigureCMS before a
+    decommission, removenode, replace or assassinate) waits until an operator acts (`nodetool cms
+    reconfigure`, or cancels it) — Cassandra's behaviour, the fault's stall. (The sizing policy
+    leaves down nodes out, but the deciding node's failure detector lags a crash: fresh seed
+    60613183174, a leave 4 s after a crash for good.)"""
+    reconfiguration = final.cms.reconfiguration
+    if reconfiguration is None:
+        return False
+    adding = {str(n) for n in final.cms.writes - final.cms.reads} | {
+        str(step.node) for step in reconfiguration.remaining if step.kind.value in ("ADD_TO_WRITES", "ADD_TO_READS")}
+    dead = {c.node for c in scenario.crashes if c.restart is None}
+    return bool(adding & dead)
 
 
 def _cut_off(scenario: Scenario, a: str, b: str) -> bool:

@@ -48,9 +48,6 @@ if TYPE_CHECKING:
 Heartbeat = tuple[int, int]
 """(generation, version)"""
 
-GOSSIP_SETTLE_NS = 8_000_000_000
-"""Gossiper.waitToSettle's shortest wait (5 s, then 3 polls of 1 s), trunk 6bbe85ef
-CassandraRelevantProperties GOSSIP_SETTLE_*."""
 SAMPLE_SIZE = 1000
 """Inter-arrival times kept per peer (FailureDetector.SAMPLE_SIZE)."""
 LN10_NUM, LN10_DEN = 2302585093, 10**9
@@ -127,7 +124,6 @@ class FailureDetector:
                 w.add(now, self._initial, self._max_interval)
         self.heartbeats[node.id] = (self.generation, self.version)
         self._digest: tuple[tuple[str, int, int], ...] | None = None
-        self._settles_at = now + GOSSIP_SETTLE_NS if restarted else now
 
     def _now(self) -> int:
         return self._node.world.queue.clock.now
@@ -142,14 +138,6 @@ class FailureDetector:
         """Whether this node has had a heartbeat of `peer_id` since it (re)started (a saved
         endpoint not yet gossiped with is DOWN without a conviction)."""
         return peer_id == self._node.id or self.heartbeats.get(peer_id, (0, 0))[0] != 0
-
-    def settled(self) -> bool:
-        """Whether gossip has settled since this node (re)started: `Gossiper.waitToSettle`, which
-        `StorageService.initServer` runs before a restarted node resumes its sequence, waits at
-        least GOSSIP_SETTLE_MIN_WAIT_MS (5 s) and then 3 polls a second apart
-        (GOSSIP_SETTLE_POLL_SUCCESSES_REQUIRED, GOSSIP_SETTLE_POLL_INTERVAL_MS) with an unchanged
-        endpoint count, which a fixed membership meets at once: 8 s."""
-        return self._now() >= self._settles_at
 
     def downtime(self, peer_id: str) -> int:
         """Virtual ns since this node convicted `peer_id` (0 when it sees it UP, or saw it go

@@ -223,6 +223,9 @@ class OperationDriver:
             self._finish(f"failed: Could not remove {to_remove} from CMS")
             return False
         st["cms"] = "done"
+        # the view maybeReconfigureCMS left it in: should the CMS make it a member again before
+        # the PREPARE (ensureCMSPlacement after another node's FINISH), PrepareLeave refuses it
+        st["cms_view"] = meta.epoch
         return True
 
     def _ensure_cms_placement(self, meta: Any) -> None:
@@ -389,6 +392,7 @@ class OperationDriver:
             self._waiting = False
             self._finish(f"failed: bootstrap streaming failed: {halted}")
             return
+
         def failed(why: str) -> None:
             # Cassandra's bootstrap, unbootstrap, move and removenode streams fail on a dead peer
             # and the sequence stays (impl/node/streaming.py names the methods): the operator
@@ -397,7 +401,10 @@ class OperationDriver:
             self._streaming = None
             self._finish(f"failed: streaming failed: {why}")
 
-        self._streaming = Streaming(node, tasks, done, on_failed=failed, waits_for=self._excluded())
+        # (gossip mode, the CEP's "before" whose examples script a bootstrap that waits for its
+        # source to come back, keeps retrying: docs/faithfulness.md)
+        self._streaming = Streaming(node, tasks, done, on_failed=None if node.settings.mode == "gossip" else failed,
+                                    waits_for=self._excluded())
         self._streaming.start()
 
     # --- events ---

@@ -22,19 +22,14 @@ stores it and tells the driver `StreamComplete`. Any of them can be lost: after
 `stream_retry` the driver asks again, the next candidate source first. Writes made meanwhile
 reach the destination through the write path (it is a write replica).
 
-Streaming does not wait for a peer that is down. Before each request (the first one: the
-RangeStreamer's `FailureDetectorSourceFilter`; a later one: the stream session with a dead peer
-failing) the driver asks its failure detector: when every candidate source of a transfer, or its
-destination, is convicted, the transfer fails and so does the operation, with its sequence left in
-the metadata until an operator resumes or cancels it. Cassandra: a join's strict source filtered
-out throws "Necessary replicas for strict consistency were removed by source filters"
-(RangeStreamer.calculateRangesToFetchWithPreferredEndpoints), caught in BootstrapAndJoin.executeNext
-as `error`; a failed stream makes BootstrapAndJoin.bootstrap return false ("Some data streaming
-failed ... resume", `halted`); UnbootstrapAndLeave.executeNext throws "Error while decommissioning
-node"; Move.executeNext "Strict consistency requires the node losing the range to be UP" / "Unable
-to move"; RemoveNodeStreams reports "streaming failed". The replaced or removed node itself is
-never asked about: a plan that streams from it (the all-sources fix at RF 1, a mutant) waits for
-it by design.
+Streaming does not wait for a peer whose connection fails: a request that timed out to a
+transfer's destination, or to every candidate source, that is down or cut off from the driver ends
+the transfer and the operation, with its sequence left in the metadata until an operator resumes or
+cancels it (Cassandra's stream session fails on its connection: BootstrapAndJoin.bootstrap returns
+false, `halted`; UnbootstrapAndLeave.executeNext throws "Error while decommissioning node";
+Move.executeNext "Unable to move"; RemoveNodeStreams reports "streaming failed"). The replaced or
+removed node itself is never a reason: a plan that streams from it (the all-sources fix at RF 1, a
+mutant) waits for it by design. Not in gossip mode (docs/faithfulness.md).
 """
 
 from __future__ import annotations
@@ -132,13 +127,13 @@ class Streaming:
             return
         node = self._node
         ks, dest, sources, ranges = self._tasks[i]
-        down = self._down(dest, sources)
+        n = self._attempts.get(i, 0)
+        down = self._down(dest, sources, n)
         if down is not None and self._on_failed is not None:
             node.trace.event("stream", node.id, "-", f"failed: {down} is down")
             self.cancel()
             self._on_failed(f"{down} is down")
             return
-        n = self._attempts.get(i, 0)
         self._attempts[i] = n + 1
         if n:
             node.counters["stream_retries"] += 1
@@ -150,23 +145,26 @@ class Streaming:
             destination=dest, driver=node.id))
         self._timers[i] = node.timer(node.settings.stream_retry_ns, self._send, i)
 
-    def _down(self, dest: str, sources: tuple[str, ...]) -> str | None:
-        """The peer of this transfer the driver's failure detector has convicted, if the transfer
-        cannot go on without it: its destination, or every one of its candidate sources."""
+    def _down(self, dest: str, sources: tuple[str, ...], attempt: int) -> str | None:
+        """The peer of this transfer whose connection failed, if the transfer cannot go on
+        without it: its destination, or every one of its candidate sources. Cassandra's stream
+        session fails when its connection to the peer does (StreamSession.onError; a dead peer
+        refuses it, a cut-off one times out), whatever the failure detector says; here a request
+        that timed out (`attempt` > 0) to a peer that is down or cut off from this node is that
+        failed connection. (RangeStreamer's FailureDetectorSourceFilter, which leaves convicted
+        sources out of the plan first, is not modelled: the connection fails later instead.)"""
+        if attempt == 0:
+            return None
         node = self._node
-        fd = node.failure_detector
 
-        def convicted(peer: str) -> bool:
-            # a restarted node resumes its sequence only after Gossiper.waitToSettle
-            # (StorageService.initServer): a saved endpoint it has not heard of yet is no reason
-            # (its waitToSettle: no less than 8 s; and a peer not yet heard of is no reason)
-            return not fd.is_alive(peer) and fd.heard_of(peer) and fd.settled()
+        def failed(peer: str) -> bool:
+            return not node.world.reachable(node.id, peer)
 
-        if dest != node.id and dest != self._waits_for and convicted(dest):
+        if dest != node.id and dest != self._waits_for and failed(dest):
             return dest
         others = [s for s in sources if s != node.id]
         if others and len(others) == len(sources) and self._waits_for not in others \
-                and all(convicted(s) for s in others):
+                and all(failed(s) for s in others):
             return "/".join(others)
         return None
 
