@@ -3,7 +3,8 @@ CMS changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfigu
 
 - **CMS undersized.** With the CEP's sizing policy as the CMS's replication (the default), the
   last *sizing point* — the operator's first `nodetool cms reconfigure`, a committed
-  PREPARE_CMS_RECONFIGURATION (ensureCMSPlacement's, maybeReconfigureCMS's, or the operator's),
+  PREPARE_CMS_RECONFIGURATION (ensureCMSPlacement's, maybeReconfigureCMS's, or the operator's; at its
+  submission, when its down nodes were read),
   or the FINISH of a node-driven join, replace or move (after which ensureCMSPlacement runs) —
   could place the CMS at min(policy size, candidates); a settled run ending with fewer joined read
   members failed to (CASSANDRA-19705: nothing placed after the FINISH; CASSANDRA-18416: a
@@ -70,15 +71,23 @@ def _points(scenario: Scenario, result: RunResult, states: dict[int, ClusterMeta
     points = [(scenario.cms_reconfigure_at, start, lowest, frozenset[str]())]
     finishing = {node for node, op, outcome in result.operations
                  if op in ("join", "replace", "move") and outcome == "completed"}
+    submitted: dict[str, int] = {}
     for h in result.commit_history:
+        value = json.loads(h.value)
+        entry = str(value.get("entry_id", ""))
+        if h.type == "invoke":
+            submitted.setdefault(entry, h.time)
         if h.type != "ok":
             continue
-        value = json.loads(h.value)
         t = value.get("transformation", {})
-        epoch, entry = int(value.get("epoch", 0)), str(value.get("entry_id", ""))
+        epoch = int(value.get("epoch", 0))
         kind = str(t.get("kind", ""))
         if kind == "PREPARE_CMS_RECONFIGURATION" and epoch - 1 in states:
-            points.append((h.time, epoch - 1, entry.split(":")[0], frozenset(t.get("remove", []))))
+            # decided when submitted (maybeReconfigureCMS takes its down nodes from the failure
+            # detector then), not when the result came back: a lost SubmitResult retried for
+            # seconds would put an earlier reconfiguration after a later one
+            points.append((submitted.get(entry, h.time), epoch - 1, entry.split(":")[0],
+                           frozenset(t.get("remove", []))))
         elif kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
                 and epoch in states and states[epoch].cms.reconfiguration is None:
             # (with a reconfiguration in progress, ensureCMSPlacement's commit is rejected: logged)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from attrs import evolve
+
 from impl.metadata import cms_changes, directory_changes, schema_changes, sequences
+from impl.metadata.keys import stamp
 from impl.metadata.metadata import Metadata
 from impl.metadata.results import Accepted, Malformed, Rejected, Result
 
@@ -57,6 +60,13 @@ def execute(metadata: Metadata, transformation: Mapping[str, Any]) -> Accepted |
     if not metadata.cms_initialized and kind != "INITIALIZE_CMS":
         return Rejected(f"{kind}: the CMS is not initialized (cluster still on gossip)")
     try:
-        return handler(metadata, transformation)
+        result = handler(metadata, transformation)
     except Malformed as e:
         return Rejected(f"malformed: {e}")
+    if isinstance(result, Accepted):
+        # ClusterMetadata.Transformer.build: each component the transformation modified gets
+        # the new epoch as its lastModified (what MetadataKeys.diffKeys compares)
+        after = result.metadata
+        result = Accepted(metadata=evolve(after, last_modified=stamp(metadata, after), _digest=[]),
+                          kind=result.kind)
+    return result

@@ -1,12 +1,21 @@
 """Which parts of the metadata a change modified, by Cassandra's MetadataKeys (trunk 6bbe85ef):
 SCHEMA, NODE_DIRECTORY, TOKEN_MAP, DATA_PLACEMENTS, LOCKED_RANGES, IN_PROGRESS_SEQUENCES (its
-`CORE_METADATA`). `diff_keys` is `MetadataKeys.diffKeys(before, after)`, what ForceSnapshot
-reports since CASSANDRA-19128 (before it, always all six). The CMS membership is the metadata
-keyspace's placement (DATA_PLACEMENTS); a CMS reconfiguration is an in-progress sequence holding
-a lock."""
+`CORE_METADATA`). The CMS membership is the metadata keyspace's placement (DATA_PLACEMENTS); a
+CMS reconfiguration is an in-progress sequence holding a lock.
+
+Cassandra's `MetadataKeys.diffKeys(before, after)` compares each key's value with `equals`, and
+every core value's `equals` includes its `lastModified` epoch (InProgressSequences, TokenMap,
+LockedRanges, Directory, DataPlacements; DistributedSchema by its version), which
+`ClusterMetadata.Transformer.build` moves to the new epoch for each component a transformation
+replaced. So a key is reported modified when any transformation between the two epochs modified
+it, even if the content ends equal (a CMS reconfiguration's sequence added, then removed).
+`stamp` is that `build` step for impl (called by `execute` on every accepted transformation):
+a key's epoch moves when its content differs from the previous epoch's. `diff_keys` is what
+ForceSnapshot reports since CASSANDRA-19128 (before it, always all six)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 CORE_METADATA = ("SCHEMA", "NODE_DIRECTORY", "TOKEN_MAP", "DATA_PLACEMENTS", "LOCKED_RANGES",
@@ -22,20 +31,49 @@ def _locks(m: Any) -> Any:
 
 
 def _sequences(m: Any) -> Any:
-    return (sorted((n, s.to_json()) for n, s in m.sequences.items()), m.cms.to_json())
+    # why not the whole CMSState: its read and write sets are the metadata keyspace's placement
+    # (DATA_PLACEMENTS); only the reconfiguration (ReconfigureCMS) is an in-progress sequence
+    cms = m.cms
+    reconfiguration = (cms.pending_add, cms.pending_remove, cms.next_index) if cms.reconfiguring else None
+    return (sorted((n, s.to_json()) for n, s in m.sequences.items()), reconfiguration)
+
+
+_PARTS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
+    # key: (the Metadata fields it is built from, its content)
+    "SCHEMA": (("keyspaces",), lambda m: sorted((n, ks.to_json()) for n, ks in m.keyspaces.items())),
+    "NODE_DIRECTORY": (("directory",), lambda m: sorted((n, r.to_json()) for n, r in m.directory.items())),
+    "TOKEN_MAP": (("token_map",), lambda m: sorted(m.token_map.items())),
+    "DATA_PLACEMENTS": (("placements", "cms"), _placements),
+    "LOCKED_RANGES": (("sequences", "cms"), _locks),
+    "IN_PROGRESS_SEQUENCES": (("sequences", "cms"), _sequences),
+}
+
+
+def content_keys(before: Any, after: Any) -> tuple[str, ...]:
+    """The core keys whose content differs between two impl metadata values (a field shared
+    by both is unchanged without looking at it)."""
+    out = []
+    for key in CORE_METADATA:
+        fields, content = _PARTS[key]
+        if all(getattr(before, f) is getattr(after, f) for f in fields):
+            continue
+        if content(before) != content(after):
+            out.append(key)
+    return tuple(out)
+
+
+def stamp(before: Any, after: Any) -> dict[str, int]:
+    """`after`'s per-key last-modified epochs when it follows `before` by one transformation."""
+    changed = content_keys(before, after)
+    if not changed:
+        return dict(before.last_modified)
+    return {**before.last_modified, **{k: after.epoch for k in changed}}
 
 
 def diff_keys(before: Any, after: Any) -> tuple[str, ...]:
-    """The core keys whose value differs between two impl metadata values."""
-    parts = {
-        "SCHEMA": lambda m: sorted((n, ks.to_json()) for n, ks in m.keyspaces.items()),
-        "NODE_DIRECTORY": lambda m: sorted((n, r.to_json()) for n, r in m.directory.items()),
-        "TOKEN_MAP": lambda m: sorted(m.token_map.items()),
-        "DATA_PLACEMENTS": _placements,
-        "LOCKED_RANGES": _locks,
-        "IN_PROGRESS_SEQUENCES": _sequences,
-    }
-    return tuple(k for k in CORE_METADATA if parts[k](before) != parts[k](after))
+    """MetadataKeys.diffKeys: the core keys whose last-modified epoch differs."""
+    a, b = before.last_modified, after.last_modified
+    return tuple(k for k in CORE_METADATA if a.get(k, 0) != b.get(k, 0))
 
 
-__all__ = ["CORE_METADATA", "diff_keys"]
+__all__ = ["CORE_METADATA", "content_keys", "diff_keys", "stamp"]

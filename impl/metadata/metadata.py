@@ -42,6 +42,9 @@ class Metadata:
     cms: CMSState
     cms_initialized: bool = True
     migration_initiator: str | None = None
+    last_modified: dict[str, int] = field(factory=dict)
+    """Core metadata key (impl.metadata.keys) -> the epoch a transformation last modified it
+    (each Cassandra MetadataValue's lastModified); absent means epoch 0. Set by `execute`."""
     _digest: list[str] = field(factory=list, repr=False, alias="_digest")
 
     # -- constructors ---------------------------------------------------------------------
@@ -214,6 +217,7 @@ class Metadata:
             "keyspaces": {n: self.keyspaces[n].to_json() for n in sorted(self.keyspaces)},
             "sequences": {n: self.sequences[n].to_json() for n in sorted(self.sequences)},
             "cms": self.cms.to_json(),
+            "last_modified": dict(sorted(self.last_modified.items())),
         }
 
     @classmethod
@@ -235,6 +239,7 @@ class Metadata:
             cms=CMSState.from_json(doc["cms"]),
             cms_initialized=bool(doc["cms_initialized"]),
             migration_initiator=doc.get("migration_initiator"),
+            last_modified={str(k): int(v) for k, v in doc.get("last_modified", {}).items()},
         )
 
     def digest(self) -> str:

@@ -37,3 +37,13 @@ def test_a_placement_proposing_the_leaving_node_is_still_caught(monkeypatch: pyt
     outcome = run("cms-grows-past-a-leaving-node.json")
     assert outcome.cause is not None and outcome.cause.klass == "liveness: CMS undersized"
     assert outcome.cause.text.startswith("liveness: CMS undersized: 3 members in the ring, 5 wanted after")
+
+
+def test_a_sizing_point_is_ordered_by_its_decision_not_its_late_acknowledgement() -> None:
+    # fresh seed 71707: n6's removenode of n5 reconfigured the CMS (remove n5, add n6: epoch 18,
+    # submitted at 41.375 s) but every SubmitResult was lost until 51.38 s; d2's replace of n4
+    # reconfigured it after (remove n4 with n4 and n5 down: epoch 24, 43.816 s), leaving four
+    # members, all it could place. Ordered by the late acknowledgement, n6's point was taken as
+    # the last one and n4, down for good, counted as a candidate
+    outcome = run("cms-point-acknowledged-late.json")
+    assert outcome.valid, outcome.cause
