@@ -24,7 +24,7 @@ from attrs import define
 from campaign.commands.campaign_options import engine_options, parse_kinds
 from campaign.commands.focus_options import focus_options
 from campaign.commands.options import check_mutant, parse_fixes
-from campaign.commands.progress import CampaignProgress
+from campaign.commands.progress import OPEN_ENDED, CampaignProgress
 from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.registry import make_engine
 from campaign.errors import BadInput, IOFailure
@@ -76,7 +76,8 @@ class _Stop:
 
 
 @click.command(name="fuzz")
-@click.option("--runs", type=int, default=1000, show_default=True, help="Number of runs.")
+@click.option("--runs", type=int, default=None,
+              help="Number of runs [default: 1000; with --max-seconds, as many as fit in the time].")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Campaign seed: run i has seed SEED * 1000003 + i.")
 @click.option("--workers", type=int, default=None,
@@ -105,13 +106,15 @@ class _Stop:
 @click.option("--fix", "fix_names", multiple=True,
               help="Run with a finding's proposed fix (repeatable; see docs/findings.md).")
 @focus_options
-def fuzz(runs: int, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
+def fuzz(runs: int | None, seed: int, workers: int | None, force_workers: bool, kinds: str, out_dir: str,
          resume: bool, engine: str, master: str | None, spark_ui: bool, run_timeout: float,
          max_seconds: float | None, fail_fast: bool, strict: bool, mutant: str | None,
          fix_names: tuple[str, ...] = (), focus: str | None = None, faults: str | None = None,
          levels: str | None = None) -> int:
     """Run a fuzzing campaign: generated simulations (sim) and spec-vs-impl steps (refine)."""
 
+    if runs is None:
+        runs = OPEN_ENDED if max_seconds is not None else 1000
     if runs < 1:
         raise BadInput(f"--runs: expected at least 1 run, got {runs}")
     check_seed_range(runs, seed)
@@ -155,7 +158,10 @@ def _ending(folder: CampaignDir, stopped: _Ended, runs: int, max_seconds: float 
                    f"continue with: {again}", err=True)
         return 128 + stopped.signum
     if folder.stopped_by == MAX_SECONDS:
-        click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} of {runs} runs; the rest with: {again}")
+        if runs >= OPEN_ENDED:
+            click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} runs; more with: {again}")
+        else:
+            click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} of {runs} runs; the rest with: {again}")
     elif folder.stopped_by == FAIL_FAST:
         click.echo(f"stopped by --fail-fast at a new failure after {done} of {runs} runs; the rest with: {again}")
     failing = [r for r in stopped.rows.values() if not r["valid"]]

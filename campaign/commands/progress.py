@@ -125,8 +125,12 @@ class CampaignProgress:
         est = self.estimate(elapsed)
         left = f"about {est.seconds:.0f} s left" if math.isfinite(est.seconds) else "time left unknown"
         limit = " (--max-seconds)" if est.by_limit else ""
-        return (f"fuzz: {self.done}/{self.total} runs, {self.failed} failed, {rate:.1f} runs/s, "
+        of = f"/{self.total}" if self.total < OPEN_ENDED else ""
+        return (f"fuzz: {self.done}{of} runs, {self.failed} failed, {rate:.1f} runs/s, "
                 f"{elapsed:.0f} s elapsed, {left}{limit}")
 
 
-__all__ = ["PROGRESS_EVERY_S", "CampaignProgress", "Estimate", "clock_text", "estimate"]
+OPEN_ENDED = 1_000_000_000
+"""The run count of `fuzz --max-seconds T` without `--runs`: as many runs as fit in T."""
+
+__all__ = ["OPEN_ENDED", "PROGRESS_EVERY_S", "CampaignProgress", "Estimate", "clock_text", "estimate"]

@@ -281,6 +281,17 @@ def test_max_seconds_stops_starting_runs(tmp_path: Path, capsys: pytest.CaptureF
     assert out.startswith(f"{len(rows)} runs (refine {len(rows)}), ")
 
 
+def test_max_seconds_without_runs_runs_until_the_time_is_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Run five minutes on replaces" is `fuzz --focus replace --max-seconds 300`: without --runs the
+    time, not the default 1,000 runs, ends the campaign."""
+    status, out, _ = run(capsys, "fuzz", "--workers", "1", "--max-seconds", "1.5", "--kinds", "refine",
+                         "--out", str(tmp_path))
+    rows = pq.read_table(tmp_path / "runs.parquet").to_pylist()
+    assert len(rows) >= 1
+    assert f"stopped by --max-seconds 1.5 after {len(rows)} runs; more with: " in out
+    assert json.loads((tmp_path / "campaign.json").read_text())["stopped_by"] == "max-seconds"
+
+
 def test_a_generator_crash_is_a_failing_row_not_the_end_of_the_campaign(monkeypatch) -> None:
     """The refine generator runs the spec: a spec exception while generating (refine seed
     3141014212 once) must become a `crash:` row replayable from its seed, in-process and in a
