@@ -45,7 +45,10 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
         # why the age: under lasting loss each step may wait out lost commit answers (the
         # driver's watchdog is this patience), so a slow operation still taking steps near the
         # end of an unquiet run is not stuck (the mutants' control seed 148)
-        if could and (result.quiescent or result.end_time - _last_step(result, node) > patience):
+        # (its age runs from its last committed step, or from its start: one begun near the end
+        # of the run had no patience's worth of time to be stuck in)
+        began = max((o.at for o in scenario.operations if o.node == node), default=0)
+        if could and (result.quiescent or result.end_time - max(_last_step(result, node), began) > patience):
             out.append(C.liveness("operation stuck", f"{op} on {node} never finished (its barrier could be met)"))
     out.extend(_abandoned(scenario, result, final))
     committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
