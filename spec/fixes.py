@@ -33,6 +33,11 @@ with no fixes it is exactly `t.execute(m)` (Cassandra's behaviour).
   before the token's read group's last change (`CoordinatorBehind`, as it refuses mutations by
   the write group's), so a lagging coordinator cannot complete a read from replicas that moved
   past it (finding `stale-coordinator-read`); a data-path fix (impl/node/replica.py).
+- `read-repair-pending`: a read whose token has pending replicas (in the coordinator's metadata)
+  writes the value it returns over the read-repair plan even when the responses agree, and
+  answers once the write level's count of that plan (pending replicas counted, as for a write)
+  hold it, so a failed write one read returned cannot vanish when the movement finishes
+  (finding `monotonic-read-across-movement`); a data-path fix (impl/node/coordinator.py).
 """
 
 from __future__ import annotations
@@ -62,16 +67,18 @@ STREAM_FROM_ALL_REPLICAS = "stream-from-all-replicas"
 BARRIER_NO_RELAXATION = "barrier-no-relaxation"
 FENCE_READS_BY_LAST_MODIFIED = "fence-reads-by-last-modified"
 LEAVE_REFUSES_CMS_JOINER = "leave-refuses-cms-joiner"
+READ_REPAIR_PENDING = "read-repair-pending"
 
 FIXES: tuple[str, ...] = (COMPOSITION_GUARD, LEAVE_COUNTS_IN_FLIGHT, UNREGISTER_IDLE_ONLY,
                           REPLACE_CMS_MEMBER_GUARD, REPLACE_SAME_DC, TWO_EPOCH_CANCEL, BARRIER_WAITS_FOR_REPLACED,
                           STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED,
-                          LEAVE_REFUSES_CMS_JOINER)
+                          LEAVE_REFUSES_CMS_JOINER, READ_REPAIR_PENDING)
 METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED, STREAM_FROM_ALL_REPLICAS,
-                                                     BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED}
+                                                     BARRIER_NO_RELAXATION, FENCE_READS_BY_LAST_MODIFIED,
+                                                     READ_REPAIR_PENDING}
 """The fixes that change transformations (the others change the data path or the prover)."""
 DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION,
-                                            FENCE_READS_BY_LAST_MODIFIED})
+                                            FENCE_READS_BY_LAST_MODIFIED, READ_REPAIR_PENDING})
 """The fixes impl's nodes apply (through `Settings.fixes`)."""
 
 

@@ -122,13 +122,18 @@ SINGLE_SOURCE_LOSS = "not-linearizable: acknowledged writes lost by a single-sou
 """The clients' cause when finding `remove-replace-single-source` explains every violation."""
 
 RELAXED_BARRIER = "not-linearizable after a progress barrier relaxed below its first level"
+"""The clients' cause in a run where an operation stepped past a relaxed progress barrier:
+finding `relaxed-progress-barrier`."""
 
 STALE_COORDINATOR_READ = "not-linearizable: reads served to a coordinator behind their read group's last change"
 """The clients' cause when reads a replica served to a lagging coordinator (Cassandra does not
 fence reads by the read group's lastModified) explain every violation: finding
 `stale-coordinator-read`."""
-"""The clients' cause in a run where an operation stepped past a relaxed progress barrier:
-finding `relaxed-progress-barrier`."""
+
+UNREPAIRED_PAST_PENDING = "not-linearizable: reads returned writes a pending replica missed, with no read repair"
+"""The clients' cause when reads that returned a value a pending replica of their token lacked,
+repairing nothing (Cassandra repairs only on a digest mismatch), explain every violation:
+finding `monotonic-read-across-movement`."""
 
 
 def clients(verdict_cause: str) -> Cause:
@@ -211,7 +216,7 @@ def stateful(machine: str, where: str, message: str) -> Cause:
 
 
 __all__ = ["FAMILIES", "LOST_BY_SINGLE_SOURCE", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS",
-           "STALE_COORDINATOR_READ",
+           "STALE_COORDINATOR_READ", "UNREPAIRED_PAST_PENDING",
            "TRACE_INVARIANTS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict",
            "crash", "durability", "epoch_regression", "error", "history", "initial_placements_differ",
            "install_keys", "liveness", "logs", "lost_write", "metadata_differs", "quorum", "refine_step",

@@ -7,7 +7,11 @@ Cassandra documents or what a known finding explains, each with a cause of its o
 - a remove or replace streams each range from one source (`SINGLE_SOURCE_LOSS`: finding
   `remove-replace-single-source`);
 - a progress barrier relaxed below its first level by the operator's setting (`RELAXED_BARRIER`:
-  finding `relaxed-progress-barrier`).
+  finding `relaxed-progress-barrier`);
+- reads served to a coordinator behind their read group's last change (`STALE_COORDINATOR_READ`:
+  finding `stale-coordinator-read`);
+- reads that returned a failed write a pending replica missed, repairing nothing
+  (`UNREPAIRED_PAST_PENDING`: finding `monotonic-read-across-movement`).
 With every write at ALL, acknowledged writes must be on every replica at a quiet end and seen
 by every later read (`durability`, `stale_reads`).
 """
@@ -26,6 +30,7 @@ from campaign.run.cause import (
     RELAXED_BARRIER,
     SINGLE_SOURCE_LOSS,
     STALE_COORDINATOR_READ,
+    UNREPAIRED_PAST_PENDING,
     Cause,
 )
 from campaign.run.histories import CHECK_TIMEOUT_S, as_history, check_clients
@@ -38,11 +43,13 @@ from impl.scenario import Scenario
 
 
 def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIMEOUT_S,
-                   reads_behind: frozenset[tuple[str, str, int]] = frozenset()
+                   reads_behind: frozenset[tuple[str, str, int]] = frozenset(),
+                   reads_past_pending: frozenset[tuple[str, str, int]] = frozenset()
                    ) -> tuple[Verdict | None, tuple[str, ...]]:
     """The clients' verdict (None: the run had no client) and the single-source stream losses
     that explain it, if any. `reads_behind`: (coordinator, key, completion time) of the reads a
-    replica served to a coordinator behind the read group's last change (campaign/run/
+    replica served to a coordinator behind the read group's last change; `reads_past_pending`:
+    those that returned a value a pending replica lacked, repairing nothing (campaign/run/
     trace_checks.py)."""
     if not result.client_history:
         return None, ()
@@ -55,26 +62,35 @@ def client_verdict(scenario: Scenario, result: RunResult, *, timeout_s: float = 
                                                 deadline=time.monotonic() + timeout_s)
     if clients.valid is False and clients.cause != SINGLE_SOURCE_LOSS:
         clients = _relaxed_barrier(scenario, result, clients)
-    if clients.valid is False and clients.cause not in (SINGLE_SOURCE_LOSS, RELAXED_BARRIER) and reads_behind:
-        clients = _stale_coordinator_reads(result, clients, reads_behind, deadline=time.monotonic() + timeout_s)
+    explained = (SINGLE_SOURCE_LOSS, RELAXED_BARRIER)
+    # Finding stale-coordinator-read: Cassandra's ReadCommandVerbHandler checks a read's routing
+    # only, and a coordinator's catch-up on a successful response is asynchronous
+    # (ResponseVerbHandler.maybeFetchLogs), so a read can complete from a quorum that mixes a
+    # replica that moved past it with one still behind.
+    if clients.valid is False and clients.cause not in explained and reads_behind:
+        clients = _explained_by_reads(result, clients, reads_behind, STALE_COORDINATOR_READ,
+                                      deadline=time.monotonic() + timeout_s)
+    # Finding monotonic-read-across-movement: a read repairs only on a digest mismatch
+    # (AbstractReadExecutor.awaitResponses), so a failed write it returns may be missing from a
+    # pending replica, which serves the later reads once the movement finishes.
+    if clients.valid is False and clients.cause not in (*explained, STALE_COORDINATOR_READ) and reads_past_pending:
+        clients = _explained_by_reads(result, clients, reads_past_pending, UNREPAIRED_PAST_PENDING,
+                                      deadline=time.monotonic() + timeout_s)
     return clients, losses
 
 
-def _stale_coordinator_reads(result: RunResult, clients: Verdict, behind: frozenset[tuple[str, str, int]],
-                             *, deadline: float) -> Verdict:
-    """Finding `stale-coordinator-read`: a non-linearizable client history that the reads served
-    to a coordinator behind their read group's last change explain — without them (their invoke
-    and completion) it is linearizable. Cassandra's ReadCommandVerbHandler checks a read's
-    routing only, and a coordinator's catch-up on a successful response is asynchronous
-    (ResponseVerbHandler.maybeFetchLogs), so such a read can complete from a quorum that mixes
-    a replica that moved past it with one still behind."""
+def _explained_by_reads(result: RunResult, clients: Verdict, reads: frozenset[tuple[str, str, int]],
+                        cause: str, *, deadline: float) -> Verdict:
+    """`clients` with `cause` when the given reads (coordinator, key, completion time) explain the
+    non-linearizable history — without them (their invoke and completion) it is linearizable;
+    else `clients` unchanged."""
     drop = {op.process for op in result.client_history
-            if op.f == "read" and op.type != "invoke" and (op.node, op.key, op.time) in behind}
+            if op.f == "read" and op.type != "invoke" and (op.node, op.key, op.time) in reads}
     if not drop:
         return clients
     kept = [op for op in result.client_history if op.process not in drop]
     again = check(KV, as_history(kept), deadline=deadline)
-    return evolve(clients, cause=STALE_COORDINATOR_READ) if again.valid is True else clients
+    return evolve(clients, cause=cause) if again.valid is True else clients
 
 
 def durability(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:

@@ -239,6 +239,7 @@ def client_evidence(result: RunResult, clients: Verdict) -> Evidence:
         missed = _missed_write(result, key, failing)
         if missed is not None and all(op.process != missed.process for op in window):
             window.append(missed)
+    window += _source_writes(result, key, window)
     window.sort(key=lambda op: (op.call_time or 0, op.id))
     ops = tuple(_client_op(result, trace, op) for op in window)
     stale = next((i for i, op in enumerate(window) if failing is not None and op.process == failing.process), None)
@@ -299,6 +300,31 @@ def _missed_write(result: RunResult, key: str, read: Operation) -> Operation | N
     start = invoked[best[1]]
     return Operation(id=-1, process=best[1], f="write", key=key, input=best[2], output=best[2], call=-1, ret=-1,
                      call_time=start.time, ret_time=best[0])
+
+
+def _source_writes(result: RunResult, key: str, window: Sequence[Operation]) -> list[Operation]:
+    """The writes of the values the window's reads returned, where the window leaves them out
+    (a minimal failing window need not hold them; a reader of the evidence wants to see where a
+    value came from — a write that failed or timed out above all)."""
+    shown = {op.input for op in window if op.f == "write"}
+    wanted = {op.output for op in window if op.f == "read" and op.output is not None} - shown
+    invoked: dict[int, Any] = {}
+    out: list[Operation] = []
+    for op in result.client_history:
+        if op.key != key or op.f != "write":
+            continue
+        if op.type == "invoke":
+            invoked[op.process] = op
+            continue
+        start = invoked.pop(op.process, None)
+        if start is None:
+            continue
+        value = json.loads(start.value)
+        if value in wanted:
+            wanted.discard(value)
+            out.append(Operation(id=-1, process=op.process, f="write", key=key, input=value, output=value,
+                                 call=-1, ret=-1, call_time=start.time, ret_time=op.time))
+    return out
 
 
 def _client_op(result: RunResult, trace: ProtocolTrace, op: Operation) -> ClientOp:

@@ -29,6 +29,7 @@ from campaign.run.cause import (
     RELAXED_BARRIER,
     SINGLE_SOURCE_LOSS,
     STALE_COORDINATOR_READ,
+    UNREPAIRED_PAST_PENDING,
     clients,
 )
 
@@ -206,6 +207,26 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
         ),
         replay="tcmcheck replay examples/findings/stale-coordinator-read.json",
         fix="fence-reads-by-last-modified",
+    ),
+    KnownFinding(
+        id="monotonic-read-across-movement",
+        klass="bug",
+        cause_classes=(clients(UNREPAIRED_PAST_PENDING).klass,),
+        summary=(
+            "A read repairs only on a digest mismatch (AbstractReadExecutor.awaitResponses; "
+            "DigestResolver.responsesMatch is true for one response) and never contacts a pending "
+            "replica, so during a range movement a QUORUM read can return a write that failed "
+            "because its mutation to the pending replica was lost (blockForWrite counts the pending "
+            "replica) while the streams already ran (Move.executeNext streams before committing "
+            "MID_MOVE), and write it nowhere. Once the movement finishes the former pending replica "
+            "serves reads, and a later QUORUM read goes back in time until the hint replays: RF 1, "
+            "n4 moving onto k1's range, write k1=10 times out, a read returns 10, the move finishes, "
+            "a read returns nothing. The read-repair docs promise monotonic quorum reads. Fix "
+            "read-repair-pending: while the token has pending replicas, a read writes what it "
+            "returns over the read-repair plan (blockForWrite, pending counted) before answering."
+        ),
+        replay="tcmcheck replay examples/findings/monotonic-read-across-movement.json",
+        fix="read-repair-pending",
     ),
 )
 

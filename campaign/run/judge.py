@@ -205,7 +205,8 @@ def judge(scenario: Scenario, result: RunResult, *, timeout_s: float = CHECK_TIM
                               reference.entries if reference is not None else (),
                               replay.final if whole else None, fixes)
     clients, losses = client_verdict(scenario, result, timeout_s=timeout_s,
-                                     reads_behind=protocol.reads_behind)
+                                     reads_behind=protocol.reads_behind,
+                                     reads_past_pending=protocol.reads_past_pending)
     return Judgement(logs=verdict, history=history, refinement=tuple(replay.refused), clients=clients,
                      protocol=protocol,
                      holdings=tuple(C.epoch_regression(r) for r in result.epoch_regressions)

@@ -33,6 +33,7 @@ from checkers.protocol import (
     parse,
 )
 from checkers.protocol.fencing import reads_behind
+from checkers.protocol.pending import reads_past_pending
 from impl.cluster import RunResult
 from impl.scenario import Scenario
 from spec.metadata import ClusterMetadata
@@ -48,6 +49,9 @@ class ProtocolJudgement:
     reads_behind: frozenset[tuple[str, str, int]] = frozenset()
     """(coordinator, key, completion time) of the client reads some replica served to a
     coordinator behind the read group's last change (finding `stale-coordinator-read`)."""
+    reads_past_pending: frozenset[tuple[str, str, int]] = frozenset()
+    """(coordinator, key, completion time) of the client reads that returned a value a pending
+    replica of their token lacked, repairing nothing (finding `monotonic-read-across-movement`)."""
 
     def causes(self) -> tuple[Cause, ...]:
         """One cause per broken invariant (its first violation)."""
@@ -95,9 +99,11 @@ def judge_protocol(scenario: Scenario, result: RunResult, states: Mapping[int, C
     gossip = scenario.settings.mode == "gossip"
     violations: list[Violation] = []
     behind: frozenset[tuple[str, str, int]] = frozenset()
+    past_pending: frozenset[tuple[str, str, int]] = frozenset()
     if states is not None:
         placements = Placements(states)
         behind = _client_reads(trace, reads_behind(trace, placements))
+        past_pending = _client_reads(trace, reads_past_pending(trace, placements))
         entries = {e.epoch: (e.kind, _named(e), str(e.entry_id)) for e in log}
         violations += check_quorum(trace, placements, gossip=gossip).violations
         if not gossip:
@@ -117,7 +123,8 @@ def judge_protocol(scenario: Scenario, result: RunResult, states: Mapping[int, C
         # documented loss, left out of the cause as `durability_causes` leaves them out)
         single = all((w.key, w.value) in lost for w in report.lost if w.level != "ANY")
     return ProtocolJudgement(violations=tuple(sorted(violations, key=lambda v: v.time)),
-                             durability=report, lost_by_single_source=single, reads_behind=behind)
+                             durability=report, lost_by_single_source=single, reads_behind=behind,
+                             reads_past_pending=past_pending)
 
 
 def _client_reads(trace: Any, requests: frozenset[tuple[str, int]]) -> frozenset[tuple[str, str, int]]:

@@ -262,9 +262,26 @@ class Coordinator:
         req.timestamp = ts
         self._emit("read_resolve", req.id, self._node.log.applied, tuple(sorted(req.cells)), ts, value)
         stale = {r for r, c in req.cells.items() if c != (ts, value)}
-        if not stale or value is None or bugs.on(self._node.settings, "read-repair-skipped"):
-            return  # the responses agree (a digest match): nothing to repair
+        if value is None or bugs.on(self._node.settings, "read-repair-skipped"):
+            return
+        if not stale:
+            # the responses agree (a digest match): Cassandra repairs nothing, even while the
+            # token has pending replicas that may lack the value (finding
+            # monotonic-read-across-movement); the fix writes it over the repair plan then
+            if self._repairs_pending(req):
+                self._start_repair(req, ts, value, set(req.cells))
+            return
         self._start_repair(req, ts, value, set(req.cells) - stale)
+
+    def _repairs_pending(self, req: Request) -> bool:
+        """Fix `read-repair-pending`: a read whose token has pending replicas in this node's
+        metadata repairs as on a mismatch, so the value is on the write level's count of the
+        write replicas (pending included) before the read answers — what any later read quorum,
+        after the movement too, meets."""
+        if "read-repair-pending" not in self._node.settings.fixes:
+            return False
+        now = write_plan(self._node, req.keyspace, req.token, req.cl)
+        return now is not None and bool(now.pending)
 
     def _start_repair(self, req: Request, ts: int, value: int, up_to_date: set[str]) -> None:
         """Blocking read repair (BlockingPartitionRepair): each plan member that lacks the

@@ -170,3 +170,32 @@ def test_durability_a_read_that_missed_a_write_is_stale_and_says_how_it_healed()
     assert stale.missed_value == 9 and stale.healed_by == ("hint",) and not stale.still_stale
     fresh = check_durability(t, [("k", 9, 3)], [("k", 9, 10, 20)], [("kv", "k", final)], (), frozenset())
     assert fresh.stale == ()
+
+
+def _read(value: int | None, epoch: int, *, repaired: bool = False, t: int = 50) -> list[tuple[Any, ...]]:
+    """A read of k (token T) by coordinator C at `epoch`, resolved at time `t` to cell (7, value)."""
+    rows: list[tuple[Any, ...]] = [
+        ("read_plan", t - 10, "C", 1, "kv", "k", T, "QUORUM", epoch, "dc1", ("A", "B")),
+        ("read_resolve", t, "C", 1, epoch, ("A", "B"), 7, value)]
+    if repaired:
+        rows.append(("read_repair", t, "C", 1, epoch, ("A", "B", "X"), ("X",)))
+    return rows
+
+
+def test_reads_past_pending_are_the_unrepaired_reads_of_a_value_a_pending_replica_lacks() -> None:
+    from checkers.protocol.pending import reads_past_pending
+
+    stored = [("store", 20, n, "kv", "k", 7, 5, "mutation") for n in "AB"]
+    # epoch 3: X is a pending replica of T and holds nothing: the read repaired nothing
+    assert reads_past_pending(trace(*stored, *_read(5, 3)), P) == {("C", 1)}
+    # ... unless it started a read repair (a digest mismatch, or the fix)
+    assert reads_past_pending(trace(*stored, *_read(5, 3, repaired=True)), P) == frozenset()
+    # ... or X held the value (or a newer cell) by then — not if it got it only later
+    got = ("store", 30, "X", "kv", "k", 7, 5, "hint")
+    assert reads_past_pending(trace(*stored, got, *_read(5, 3)), P) == frozenset()
+    assert reads_past_pending(trace(*stored, got, *_read(5, 3, t=25)), P) == {("C", 1)}
+    # epoch 2 (no pending replica) and epoch 5 (the join finished): nothing to miss
+    assert reads_past_pending(trace(*stored, *_read(5, 2)), P) == frozenset()
+    assert reads_past_pending(trace(*stored, *_read(5, 5)), P) == frozenset()
+    # a read that returned nothing returned no write
+    assert reads_past_pending(trace(*_read(None, 3)), P) == frozenset()
