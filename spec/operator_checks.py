@@ -132,7 +132,9 @@ def reconfigure_cms_without(m: ClusterMetadata, to_remove: NodeId, down: frozens
     otherwise a PrepareCMSReconfiguration.Simple keeping the CMS's size (`ReplicationParams.meta`:
     here, its current member count) without `to_remove` and without down nodes, refused by
     `verify` when fewer than a majority of that size would be left. The harness names the change
-    (`add`, `remove`); Cassandra's Simple computes it inside `execute`, the same way."""
+    (`add`, `remove`): Cassandra's Simple computes it inside `execute`, and here it executes on
+    the metadata it was computed from, so the two agree (impl's nodes, which submit and execute
+    on different metadata, use the `placement` form: spec/cms_placement.py)."""
     members = m.cms.members
     if to_remove not in members:
         return None

@@ -10,6 +10,7 @@ from campaign.formats.jsonio import field
 from campaign.formats.topology import parse_node, parse_replication, parse_tokens, replication_json
 from spec import schema as S
 from spec import transformations as T
+from spec.cms_placement import Placement
 from spec.nodes import Location, NodeId, NodeState, NodeVersion
 from spec.transformations.register import ALL_STATES
 
@@ -30,6 +31,19 @@ def _columns(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
     ):
         raise BadInput(f"{where}: columns/fields must be a list of [name, type] pairs")
     return tuple((c[0], c[1]) for c in raw)
+
+
+def _placement(raw: dict[str, Any], where: str) -> Placement:
+    """A reconfiguration computed where it executes (spec/cms_placement.py): `size` (at least 1),
+    `down` (node ids), `without` (Simple's member to replace; absent for Complex)."""
+    size = field(raw, "size", int, where)
+    if isinstance(size, bool) or not 1 <= size <= 1000:
+        raise BadInput(f"{where}: size must be an integer from 1 to 1000")
+    without = field(raw, "without", str, where, default=None)
+    if without == "":
+        raise BadInput(f"{where}: without must be a node id")
+    return Placement(size=size, down=frozenset(_ids(field(raw, "down", list, where, default=[]), where)),
+                     without=None if without is None else NodeId(without))
 
 
 def _ids(raw: Any, where: str) -> list[NodeId]:
@@ -111,6 +125,9 @@ def parse_transformation(raw: Any, where: str = "transformation") -> T.Transform
             changes.append((NodeId(field(c, "node", str, cw)), Location(dc=field(c, "dc", str, cw), rack=field(c, "rack", str, cw))))
         return T.AlterTopology(changes=tuple(changes))
     if kind == "PREPARE_CMS_RECONFIGURATION":
+        placed = field(raw, "placement", dict, w, default=None)
+        if placed is not None:
+            return T.PrepareCMSReconfiguration(placement=_placement(placed, f"{w}: placement"))
         return T.PrepareCMSReconfiguration(add=_ids(field(raw, "add", list, w, default=[]), w),
                                            remove=_ids(field(raw, "remove", list, w, default=[]), w))
     if kind == "STARTUP":
@@ -169,6 +186,9 @@ def transformation_json(t: T.Transformation) -> dict[str, Any]:
         out["change"] = schema_change_json(t.change)
     elif isinstance(t, T.AlterTopology):
         out["changes"] = [{"node": n, "dc": loc.dc, "rack": loc.rack} for n, loc in t.changes]
+    elif isinstance(t, T.PrepareCMSReconfiguration) and t.placement is not None:
+        p = t.placement
+        out["placement"] = {"size": p.size, "down": sorted(p.down)} | ({"without": p.without} if p.without else {})
     elif isinstance(t, T.PrepareCMSReconfiguration):
         out |= {"add": sorted(t.add), "remove": sorted(t.remove)}
     elif isinstance(t, T.InitializeCMS):

@@ -86,8 +86,10 @@ def _points(scenario: Scenario, result: RunResult, states: dict[int, ClusterMeta
             # decided when submitted (maybeReconfigureCMS takes its down nodes from the failure
             # detector then), not when the result came back: a lost SubmitResult retried for
             # seconds would put an earlier reconfiguration after a later one
+            # (a reconfiguration placed where it executes names the member it replaces, if any)
+            without = (t.get("placement") or {}).get("without")
             points.append((submitted.get(entry, h.time), epoch - 1, entry.split(":")[0],
-                           frozenset(t.get("remove", []))))
+                           frozenset(t.get("remove", [])) | frozenset([without] if without else [])))
         elif kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
                 and epoch in states and states[epoch].cms.reconfiguration is None:
             # (with a reconfiguration in progress, ensureCMSPlacement's commit is rejected: logged)

@@ -18,8 +18,10 @@ fixed size the scenario names (`cms.size`, `cms.members`, `cms_changes`) or, by 
 CEP's sizing policy over the JOINED nodes the deciding node knows (the operator following the
 CEP). Candidates pass `CMSPlacementStrategy.DefaultNodeFilter` (JOINED, in no in-progress
 sequence, and the caller's predicate: not down, not the node removed); current members that are
-still JOINED keep their seats, and the lowest ids fill the rest (Cassandra places the metadata
-range on the filtered ring with NetworkTopologyStrategy instead: which nodes, not how many).
+still JOINED keep their seats, and the lowest ids fill the rest (spec/cms_placement.py, which the
+engine also runs when a reconfiguration submitted with a `placement` executes: Cassandra's
+Simple and Complex compute their change in `execute(prev)`, so what these functions return when
+a node decides is only its guess of what the CMS will do).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from impl.engine import in_sequences
+from spec.cms_placement import place
 
 Plan = tuple[tuple[str, ...], tuple[str, ...]]
 """(add, remove): the PREPARE_CMS_RECONFIGURATION to submit."""
@@ -81,12 +84,8 @@ def placement(metadata: Any, members: tuple[str, ...], size: int, *, down: froze
     ring = joined(metadata, fallback)
     if not ring:
         return members
-    keep = [m for m in members if m not in exclude and (keep_departed or m in ring)]
-    if len(keep) >= size:
-        return tuple(sorted(keep)[:size])
-    busy = in_sequences(metadata)
-    extra = [n for n in ring if n not in keep and n not in down and n not in exclude and n not in busy]
-    return tuple(sorted(keep + extra[: size - len(keep)]))
+    return place(ring, members, size, busy=in_sequences(metadata), down=down, exclude=exclude,
+                 keep_departed=keep_departed)
 
 
 def ensure(metadata: Any, members: tuple[str, ...], rf: int, down: frozenset[str]) -> Plan | None:
@@ -116,5 +115,19 @@ def without(metadata: Any, members: tuple[str, ...], to_remove: str, rf: int, do
     return (add, remove)
 
 
-__all__ = ["CURRENT", "POLICY", "Plan", "ensure", "joined", "placement", "policy_members", "policy_size",
-           "replication", "without"]
+def complex_placement(metadata: Any, members: tuple[str, ...], rf: int, down: frozenset[str]) -> dict[str, Any]:
+    """The `placement` of PrepareCMSReconfiguration.Complex(ReplicationParams.meta(metadata),
+    downNodes): the size as this node knows it, computed where it executes."""
+    return {"size": replication(metadata, members, rf), "down": sorted(down)}
+
+
+def simple_placement(metadata: Any, members: tuple[str, ...], to_remove: str, rf: int, down: frozenset[str]) -> dict[str, Any]:
+    """The `placement` of PrepareCMSReconfiguration.Simple(toRemove, downNodes). Cassandra's
+    Simple keeps `ReplicationParams.meta(prev)` where it executes; the harness carries the size
+    from the submitting node's metadata (the CMS's replication changes only by a Complex
+    reconfiguration, which the metadata keyspace's lock keeps from running meanwhile)."""
+    return {"size": replication(metadata, members, rf), "down": sorted(down), "without": to_remove}
+
+
+__all__ = ["CURRENT", "POLICY", "Plan", "complex_placement", "ensure", "joined", "placement", "policy_members", "policy_size",
+           "replication", "simple_placement", "without"]

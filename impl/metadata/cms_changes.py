@@ -20,12 +20,23 @@ from attrs import evolve
 from impl.metadata.metadata import Metadata
 from impl.metadata.records import CMSState
 from impl.metadata.results import Accepted, Malformed, Rejected, Result, id_list, node_field
-from spec.nodes import NodeState, NodeVersion
+from spec.cms_placement import Placement, diff
+from spec.nodes import NodeId, NodeState, NodeVersion
 
 
 def prepare_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
-    add = id_list(t, "add", default=[])
-    remove = id_list(t, "remove", default=[])
+    if "placement" in t:
+        planned = _placed(m, t)
+        if m.cms.reconfiguring:
+            return Rejected("CMS: a reconfiguration is already in progress")
+        if isinstance(planned, Rejected):
+            return planned
+        add, remove = planned
+        if not add and not remove:
+            return Accepted(metadata=m.next(), kind="PREPARE_CMS_RECONFIGURATION")  # no-op
+    else:
+        add = id_list(t, "add", default=[])
+        remove = id_list(t, "remove", default=[])
     if set(add) & set(remove):
         raise Malformed("PREPARE_CMS_RECONFIGURATION: a node is both added and removed")
     if m.cms.reconfiguring:
@@ -54,6 +65,29 @@ def prepare_cms_reconfiguration(m: Metadata, t: Mapping[str, Any]) -> Result:
         m.cms, reconfiguring=True, pending_add=tuple(sorted(add)), pending_remove=tuple(sorted(remove))
     )
     return Accepted(metadata=m.next(cms=cms), kind="PREPARE_CMS_RECONFIGURATION")
+
+
+def _placed(m: Metadata, t: Mapping[str, Any]) -> tuple[list[str], list[str]] | Rejected:
+    """The change of a reconfiguration computed where it executes, as Cassandra's
+    PrepareCMSReconfiguration.Simple/Complex do in `execute(prev)` (spec/cms_placement.py): from
+    this metadata's JOINED nodes, full members and in-progress sequences."""
+    raw = t.get("placement")
+    if not isinstance(raw, Mapping):
+        raise Malformed("PREPARE_CMS_RECONFIGURATION: field 'placement' must be an object")
+    size = raw.get("size")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise Malformed("PREPARE_CMS_RECONFIGURATION: placement size must be a positive integer")
+    without = raw.get("without")
+    if without is not None and (not isinstance(without, str) or not without):
+        raise Malformed("PREPARE_CMS_RECONFIGURATION: placement 'without' must be a node id")
+    p = Placement(size=size, down=frozenset(id_list(raw, "down", default=[])),
+                  without=None if without is None else NodeId(without))
+    joined = [n for n, rec in m.directory.items() if rec.state is NodeState.JOINED]
+    busy = set(m.sequences) | {str(s.replaced) for s in m.sequences.values() if s.replaced is not None}
+    planned = diff(joined, m.cms.reads, p, busy)
+    if isinstance(planned, str):
+        return Rejected(f"CMS: {planned}")
+    return sorted(planned[0]), sorted(planned[1])
 
 
 def _npe(node: str, where: str) -> str:

@@ -214,8 +214,12 @@ class OperationDriver:
                 self._finish("refused: " + plan_)
                 return False
             add, remove = plan_
-            self._submit({"kind": "PREPARE_CMS_RECONFIGURATION", "add": list(add), "remove": list(remove)},
-                         "CMS")
+            if bugs.on(node.settings, "decommission-shrinks-cms"):
+                change: dict[str, Any] = {"add": list(add), "remove": list(remove)}
+            else:  # PrepareCMSReconfiguration.Simple(toRemove, downNodes): placed where it executes
+                change = {"placement": placement.simple_placement(meta, members, to_remove, node.world.cms_rf,
+                                                        down_nodes(node, meta))}
+            self._submit({"kind": "PREPARE_CMS_RECONFIGURATION", **change}, "CMS")
             return False
         if meta.epoch < st["cms"] or cms_reconfiguring(meta):
             return False
@@ -236,12 +240,15 @@ class OperationDriver:
         node = self._node
         if bugs.on(node.settings, "cms-not-reconfigured-after-operation") or cms_reconfiguring(meta):
             return
-        plan_ = placement.ensure(meta, node.executor.members(meta), node.world.cms_rf, down_nodes(node, meta))
+        members, down = node.executor.members(meta), down_nodes(node, meta)
+        plan_ = placement.ensure(meta, members, node.world.cms_rf, down)
         if plan_ is not None:
             add, remove = plan_
             node.trace.event("operation", node.id, "-", f"ensure CMS placement +{list(add)} -{list(remove)}")
+            # PrepareCMSReconfiguration.Complex(params, downNodes): the CMS places it when it
+            # executes, on the metadata it holds then (a retried submission sees a newer ring)
             node.submitter.submit(canonical_json({"kind": "PREPARE_CMS_RECONFIGURATION",
-                                                  "add": list(add), "remove": list(remove)}))
+                                                  "placement": placement.complex_placement(meta, members, node.world.cms_rf, down)}))
 
     def _assassinate(self, st: dict[str, Any], meta: Any) -> None:
         """Assassinate.assassinateEndpoint: a node not in the directory is a no-op; the CMS

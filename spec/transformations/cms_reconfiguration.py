@@ -13,6 +13,7 @@ from __future__ import annotations
 from attrs import evolve, field, frozen
 
 from spec.cms import CMS_LOCK_HOLDER, CMSReconfiguration, CMSStep, CMSStepKind
+from spec.cms_placement import Placement, diff
 from spec.locks import AffectedRanges
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState, node_set
@@ -22,9 +23,15 @@ from spec.transformations.base import Rejected, Result, Success, Transformation
 
 @frozen(kw_only=True)
 class PrepareCMSReconfiguration(Transformation):
+    """With `placement`, the change is computed from the metadata it executes on, as Cassandra's
+    Simple and Complex compute theirs in `execute(prev)` (spec/cms_placement.py); `add` and
+    `remove` then stay empty. Without it, the change is the one named (an operator's or a test's
+    explicit plan)."""
+
     kind = "PREPARE_CMS_RECONFIGURATION"
     add: frozenset[NodeId] = field(converter=node_set, default=frozenset())
     remove: frozenset[NodeId] = field(converter=node_set, default=frozenset())
+    placement: Placement | None = None
 
     def execute(self, m: ClusterMetadata) -> Result:
         cms = m.cms
@@ -32,6 +39,15 @@ class PrepareCMSReconfiguration(Transformation):
             return Rejected(f"{self.kind} before the CMS is initialized")
         if cms.reconfiguration is not None:
             return Rejected(f"{self.kind} while another CMS reconfiguration is in progress")
+        if self.placement is not None:
+            joined = [n.id for n in m.directory.in_state(NodeState.JOINED)]
+            busy = {n for n in joined if m.in_progress.involving(n) is not None}
+            planned = diff(joined, cms.members, self.placement, busy)
+            if isinstance(planned, str):
+                return Rejected(f"{self.kind}: {planned}")
+            if not planned[0] and not planned[1]:
+                return Success(m.next_epoch())  # "resulted in no required modifications"
+            return PrepareCMSReconfiguration(add=planned[0], remove=planned[1]).execute(m)
         if not self.add and not self.remove:
             return Rejected(f"{self.kind} with nothing to add or remove")
         if self.add & self.remove:

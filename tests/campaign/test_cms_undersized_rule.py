@@ -31,9 +31,18 @@ def test_a_cms_short_only_of_nodes_in_a_sequence_is_not_undersized() -> None:
 
 def test_a_placement_proposing_the_leaving_node_is_still_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     # plant issue 25's bug: the placement no longer leaves nodes in a sequence out, so j1's
-    # ensureCMSPlacement after its join proposes n4, which the engine refuses (and Cassandra's
-    # ensureCMSPlacement only logs): the CMS stays at three where five were wanted
-    monkeypatch.setattr("impl.cms.placement.in_sequences", lambda metadata: frozenset())
+    # ensureCMSPlacement after its join places n4, which the engine refuses (and Cassandra's
+    # ensureCMSPlacement only logs): the CMS stays at three where five were wanted. The placement
+    # runs where the reconfiguration executes (spec/cms_placement.py) and where a node decides
+    from spec import cms_placement
+
+    faithful = cms_placement.place
+
+    def unfiltered(*args: Any, **kwargs: Any) -> tuple[str, ...]:
+        return faithful(*args, **{**kwargs, "busy": ()})
+
+    monkeypatch.setattr("spec.cms_placement.place", unfiltered)
+    monkeypatch.setattr("impl.cms.placement.place", unfiltered)
     outcome = run("cms-grows-past-a-leaving-node.json")
     assert outcome.cause is not None and outcome.cause.klass == "liveness: CMS undersized"
     assert outcome.cause.text.startswith("liveness: CMS undersized: 3 members in the ring, 5 wanted after")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spec.cms import cms_target_size
+from spec.cms_placement import Placement
 from spec.invariants import check_invariants
 from spec.metadata import ClusterMetadata
 from spec.nodes import Location, NodeId, NodeVersion
@@ -16,6 +17,7 @@ from spec.transformations import (
     CancelCMSReconfiguration,
     InitializeCMS,
     PrepareCMSReconfiguration,
+    PrepareLeave,
     Register,
     Rejected,
     Success,
@@ -75,6 +77,32 @@ def test_cms_reconfiguration_rejections() -> None:
     assert "no CMS reconfiguration" in reason(m, AdvanceCMSReconfiguration())
     m = ok(m, Register(node=NodeId("X"), location=Location(dc="dc1", rack="r1")))
     assert "JOINED" in reason(m, PrepareCMSReconfiguration(add={"X"}))
+
+
+def test_a_placed_reconfiguration_is_computed_from_the_metadata_it_executes_on() -> None:
+    """PrepareCMSReconfiguration.Simple/Complex place the CMS in execute(prev): nodes in a
+    sequence, down or replaced are left out; members keep their seats; Simple refuses a node
+    that is not a member; nothing to change commits as a no-op."""
+    m = ClusterMetadata.initial(RING)
+    complex5 = PrepareCMSReconfiguration(placement=Placement(size=3))
+    placed = ok(m, complex5)
+    assert placed.cms.reconfiguration is not None and placed.cms.members == {"A"}
+    while placed.cms.reconfiguration is not None:
+        placed = ok(placed, AdvanceCMSReconfiguration())
+    assert placed.cms.members == {"A", "B", "C"}
+    # B leaving (a sequence) and C down: the same submission places D instead
+    leaving = ok(m, PrepareLeave(node=NodeId("B")))
+    past = ok(leaving, PrepareCMSReconfiguration(placement=Placement(size=3, down={"C"})))
+    while past.cms.reconfiguration is not None:
+        past = ok(past, AdvanceCMSReconfiguration())
+    assert past.cms.members == {"A", "D"}
+    assert ok(placed, complex5).epoch == placed.epoch + 1 and ok(placed, complex5).cms == placed.cms  # no-op
+    simple = PrepareCMSReconfiguration(placement=Placement(size=3, without=NodeId("B")))
+    assert "not a member of CMS" in reason(m, simple)
+    swapped = ok(placed, simple)
+    while swapped.cms.reconfiguration is not None:
+        swapped = ok(swapped, AdvanceCMSReconfiguration())
+    assert swapped.cms.members == {"A", "C", "D"}
 
 
 @pytest.mark.parametrize(("size", "members"), [(1, 1), (2, 1), (3, 3), (5, 3), (6, 5), (100, 5), (101, 10)])

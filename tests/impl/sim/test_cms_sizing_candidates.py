@@ -69,3 +69,20 @@ def test_a_cms_member_replaced_by_direct_submissions_keeps_its_seat() -> None:
     assert finding is not None and finding.id == "replace-cms-member"
     cluster, _ = final_cms("cms-undersized-replace-leave.json")
     assert cms_members(cluster.nodes["n2"].log.metadata) == ("n1", "n2", "n3")
+
+
+def test_a_retried_ensure_cms_placement_is_placed_by_the_metadata_it_executes_on() -> None:
+    # fresh seed 30313 (shrunk): after d1's join, ensureCMSPlacement at 1.717 s sees n3 JOINED and
+    # would add d1 and n3; its Submit is lost and retried 10 s later, after n3's PREPARE_LEAVE.
+    # Cassandra's PrepareCMSReconfiguration.Complex carries only the replication and the down
+    # nodes and places the CMS in execute(prev), so the retry adds d1 and n5 past the leaving n3;
+    # a plan fixed when submitted was refused ("n3 must be JOINED ... not LEAVING") and the CMS
+    # stayed at three of five
+    case, seed = failure_file("cms-placed-where-it-executes.json")
+    outcome = checked(RunSpec(kind="sim", seed=seed, case=case))
+    assert outcome.valid, outcome.cause
+    cluster, result = final_cms("cms-placed-where-it-executes.json")
+    assert result.quiescent
+    for node in cluster.nodes.values():
+        if node is not None and node.alive:
+            assert cms_members(node.log.metadata) == ("d1", "n1", "n2", "n4", "n5"), node.id
