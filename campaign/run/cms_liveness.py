@@ -31,6 +31,7 @@ from campaign.run.cause import Cause
 from impl.cluster import RunResult
 from impl.cms.placement import policy_size
 from impl.scenario import Scenario
+from spec.cms import CMSStepKind
 from spec.invariants import cms_additions_in_directory, cms_is_consistent
 from spec.metadata import ClusterMetadata
 
@@ -86,15 +87,21 @@ def _points(scenario: Scenario, result: RunResult, states: dict[int, ClusterMeta
             # decided when submitted (maybeReconfigureCMS takes its down nodes from the failure
             # detector then), not when the result came back: a lost SubmitResult retried for
             # seconds would put an earlier reconfiguration after a later one
-            # (a reconfiguration placed where it executes names the member it replaces, if any)
-            without = (t.get("placement") or {}).get("without")
             points.append((submitted.get(entry, h.time), epoch - 1, entry.split(":")[0],
-                           frozenset(t.get("remove", [])) | frozenset([without] if without else [])))
+                           frozenset(t.get("remove", [])) | _removed_by(states.get(epoch))))
         elif kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
                 and epoch in states and states[epoch].cms.reconfiguration is None:
             # (with a reconfiguration in progress, ensureCMSPlacement's commit is rejected: logged)
             points.append((h.time, epoch, str(t.get("node")), frozenset()))
     return sorted(points)
+
+
+def _removed_by(m: ClusterMetadata | None) -> frozenset[str]:
+    """The members the reconfiguration a PREPARE started removes: a reconfiguration placed where
+    it executes (Simple, Complex) names none, and may drop more than the member it replaces (a
+    member no longer JOINED or in a sequence fails CMSPlacementStrategy.DefaultNodeFilter)."""
+    r = None if m is None else m.cms.reconfiguration
+    return frozenset() if r is None else frozenset(str(s.node) for s in r.remaining if s.kind is CMSStepKind.REMOVE)
 
 
 def _down_near(scenario: Scenario, node: str, t: int, margin: int, processes: set[str]) -> bool:

@@ -56,3 +56,13 @@ def test_a_sizing_point_is_ordered_by_its_decision_not_its_late_acknowledgement(
     # the last one and n4, down for good, counted as a candidate
     outcome = run("cms-point-acknowledged-late.json")
     assert outcome.valid, outcome.cause
+
+
+def test_a_member_the_point_itself_removed_is_no_candidate() -> None:
+    # fresh seed 777 (shrunk), once reconfigurations are placed where they execute: n3 dies for
+    # good, n1 is MOVING (stuck), and n4's removenode of n3 runs maybeReconfigureCMS; its Simple,
+    # placed on the CMS's metadata, drops n3 and also n1 (not JOINED: DefaultNodeFilter) and adds
+    # n4, leaving two members where three are wanted but only two are placeable. The rule took
+    # the removed members from the submission, which now names only n3, and counted n1
+    outcome = run("cms-simple-drops-a-moving-member.json")
+    assert outcome.valid, outcome.cause
