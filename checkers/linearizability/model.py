@@ -24,7 +24,8 @@ from checkers.linearizability.history import Operation
 from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.log_fast import check_log, commit_outcome
-from checkers.linearizability.register_fast import chains
+from checkers.linearizability.register_fast import chains_or_conflict
+from checkers.linearizability.units import Conflict
 from checkers.linearizability.values import (
     cas_replay,
     cas_step,
@@ -106,7 +107,9 @@ class SequentialModel:
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
       never a verdict (kv's: `kv_fast.propose`, registers': `register_fast.chains`; both
-      exact when written values are unique).
+      exact when written values are unique). It may instead return a `units.Conflict`, ops
+      its reading of the values shows cannot be linearized together: searched alone, and
+      taken only if they fail (registers': `register_fast.chains_or_conflict`).
     - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
       `witness` (kv's: `kv_fast.by_offsets`).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
@@ -131,7 +134,7 @@ class SequentialModel:
     leading: Callable[[Iterable[Any]], Callable[[Any], list[Any]]] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
-    witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
+    witness: Callable[[Sequence[Operation], Any], list[int] | Conflict | None] | None = None
     quick_witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
     replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
 
@@ -160,7 +163,7 @@ REGISTER = SequentialModel(
     produces=produces,
     reaches=reaches,
     effect_needs=effect_needs,
-    witness=chains,
+    witness=chains_or_conflict,
     replay=register_replay,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
@@ -178,7 +181,7 @@ CAS_REGISTER = SequentialModel(
     produces=produces,
     reaches=reaches,
     effect_needs=effect_needs,
-    witness=chains,
+    witness=chains_or_conflict,
     replay=cas_replay,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""

@@ -15,6 +15,8 @@ from typing import Any
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import FOREVER
+from checkers.linearizability.search import Deepest, search
+from checkers.linearizability.units import Conflict
 from checkers.linearizability.verdict import PartitionResult
 
 
@@ -27,12 +29,33 @@ def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
     guessed = False
     for guess in (model.quick_witness if quick else None, model.witness):
         order = None if guess is None else guess(ops, model.init)
-        if order is not None:
+        if isinstance(order, Conflict):
+            shown = conflicting(model, key, ops, order)
+            if shown is not None:
+                return shown, guessed
+        elif order is not None:
             guessed = guessed or guess is model.quick_witness
             shown = witnessed(model, key, ops, order)
             if shown is not None:
                 return shown, guessed
     return None, guessed
+
+
+CONFLICT_STATES = 20_000
+"""Memo entries the search of a conflict's ops may use (they are few: it needs far fewer)."""
+
+
+def conflicting(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+                conflict: Conflict) -> PartitionResult | None:
+    """The part refuted by a guess's `conflict`, if the search of its ops alone fails (that
+    they fail whenever the part does is the guess's argument); else None. The failing op of
+    that search comes first in the refutation."""
+    sub = tuple(ops[p] for p in conflict.positions)
+    found = search(model, sub, key=key, max_cache=CONFLICT_STATES)
+    if found.valid is not False:
+        return None
+    first = next(o for o in sub if o.id == found.failing)
+    return Deepest().refuted(key, ops, found.explored, (first, *(o for o in sub if o is not first)))
 
 
 def witnessed(
