@@ -48,14 +48,18 @@ CONFLICT_STATES = 20_000
 def conflicting(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
                 conflict: Conflict) -> PartitionResult | None:
     """The part refuted by a guess's `conflict`, if the search of its ops alone fails (that
-    they fail whenever the part does is the guess's argument); else None. The failing op of
-    that search comes first in the refutation."""
+    they fail whenever the part does is the guess's argument); else None. The refutation
+    names first the op of the conflict returning last, as `refute` names an op no
+    linearization reaches: the history up to its return holds the whole conflict, which is
+    what the shrinking (`evidence.shrink`) takes a refutation's first op for."""
     sub = tuple(ops[p] for p in conflict.positions)
+    last = max((o for o in sub if o.ret is not None), key=lambda o: o.ret or 0, default=None)
+    if last is None:
+        return None
     found = search(model, sub, key=key, max_cache=CONFLICT_STATES)
     if found.valid is not False:
         return None
-    first = next(o for o in sub if o.id == found.failing)
-    return Deepest().refuted(key, ops, found.explored, (first, *(o for o in sub if o is not first)))
+    return Deepest().refuted(key, ops, found.explored, (last, *(o for o in sub if o is not last)))
 
 
 def witnessed(

@@ -184,3 +184,6 @@ def test_a_stale_replica_read_is_refuted_by_two_chains_without_searching_the_par
     assert verdict.valid is False
     assert verdict.evidence.partitions[0].refutation
     assert search(_without_witness(CAS_REGISTER), ops, key=key).valid is False
+    shrunk = check(CAS_REGISTER, history)
+    assert shrunk.evidence.window_minimal
+    assert search(_without_witness(CAS_REGISTER), shrunk.evidence.window, key=key).valid is False
