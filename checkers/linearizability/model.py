@@ -31,6 +31,7 @@ from checkers.linearizability.values import (
     cas_step,
     compiler,
     effect_needs,
+    kv_builds,
     kv_leading,
     kv_leads_to,
     kv_may_lead,
@@ -103,6 +104,10 @@ class SequentialModel:
       may lead to target]`, the same answers as asking `leads_to` of each state but without
       asking each one (kv: the target's prefixes of the lengths present). The checks that
       look for the ops able to repair a needed state use it, so they stay near-linear.
+    - `builds(start, target, ops)`: optional, with `may_lead`: False only if no order of
+      some of `ops` (ops whose result depends on the state) turns `start` into `target` (kv:
+      the rest of the target is no concatenation of their suffixes). With it, a long search
+      asks `refute` whether a stale read's repair could be completed at all.
     - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
@@ -134,6 +139,7 @@ class SequentialModel:
     leading: Callable[[Iterable[Any]], Callable[[Any], list[Any]]] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
+    builds: Callable[[Any, Any, Sequence[Operation]], bool] | None = None
     witness: Callable[[Sequence[Operation], Any], list[int] | Conflict | None] | None = None
     quick_witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
     replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
@@ -209,6 +215,7 @@ KV = SequentialModel(
     leading=kv_leading,
     effect_needs=effect_needs,
     may_lead=kv_may_lead,
+    builds=kv_builds,
     witness=propose,
     quick_witness=by_offsets,
     replay=kv_replay,

@@ -55,6 +55,20 @@ class Deepest:
             refutation=tuple(o.id for o in shown_by),
         )
 
+    def unreachable(self, key: Hashable, ops: tuple[Operation, ...], explored: int, j: Operation) -> PartitionResult:
+        """Not linearizable: no linearization reaches op `j`, as far as the history up to its
+        return shows (`refute`'s deep answer, which names no small set of ops)."""
+        return PartitionResult(
+            key=key,
+            operations=ops,
+            valid=False,
+            linearization=self.order,
+            states=self.states,
+            failing=j.id,
+            explored=explored,
+            stuck_at=j.ret,
+        )
+
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(
             key=key,
