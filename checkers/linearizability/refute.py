@@ -58,12 +58,10 @@ def refute(model: SequentialModel, ops: Sequence[Operation], deep: bool = False)
     op that could repair the state was never among those that returned too early).
 
     `deep` (models with `builds`, kv's): a repairer leaving a state short of what `j` needs
-    (a put of "ab" when `j` reads "abc") counts only if the ops whose result depends on the
-    state (appends) that may come after it and `p` and before `j` (called before `j`
-    returns, not returned before `p` was called) can build the rest (`builds`: "c"). Found
-    that way, only `j` (first) and `p` are named: the ops it rules out are too many to list,
-    and the history up to `j`'s return fails (every op the argument looks at was called by
-    then). Dearer (a look at those ops per spoiled `j`), so asked only of long searches."""
+    (a put of "ab" for a read of "abc") counts only if the appends that may come after `p`
+    and before `j` (called before `j` returns, not returned before `p` was called) can build
+    the rest (`builds`: "c"). Then only `j` and `p` are named (what it rules out is too many
+    ops to list; the history up to `j`'s return fails). Dearer: asked of long searches."""
     needs, produces, may_lead = model.needs, model.produces, model.may_lead
     if needs is None or produces is None:
         return None
