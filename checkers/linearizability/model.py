@@ -24,12 +24,14 @@ from checkers.linearizability.history import Operation
 from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.log_fast import check_log, commit_outcome
-from checkers.linearizability.register_fast import chains
+from checkers.linearizability.register_fast import chains_or_conflict
+from checkers.linearizability.units import Conflict
 from checkers.linearizability.values import (
     cas_replay,
     cas_step,
     compiler,
     effect_needs,
+    kv_builds,
     kv_leading,
     kv_leads_to,
     kv_may_lead,
@@ -102,11 +104,17 @@ class SequentialModel:
       may lead to target]`, the same answers as asking `leads_to` of each state but without
       asking each one (kv: the target's prefixes of the lengths present). The checks that
       look for the ops able to repair a needed state use it, so they stay near-linear.
+    - `builds(start, target, ops)`: optional, with `may_lead`: False only if no order of
+      some of `ops` (ops whose result depends on the state) turns `start` into `target` (kv:
+      the rest of the target is no concatenation of their suffixes). With it, a long search
+      asks `refute` whether a stale read's repair could be completed at all.
     - `witness(ops, init)`: optional, a cheap guess at a linearization of one part (the
       positions in `ops` of all its ops, once each, in order), or None. The checker validates it (real time, and every
       output by `step`) and searches when there is none or it fails: a wrong guess costs time,
       never a verdict (kv's: `kv_fast.propose`, registers': `register_fast.chains`; both
-      exact when written values are unique).
+      exact when written values are unique). It may instead return a `units.Conflict`, ops
+      its reading of the values shows cannot be linearized together: searched alone, and
+      taken only if they fail (registers': `register_fast.chains_or_conflict`).
     - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
       `witness` (kv's: `kv_fast.by_offsets`).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
@@ -131,7 +139,8 @@ class SequentialModel:
     leading: Callable[[Iterable[Any]], Callable[[Any], list[Any]]] | None = None
     effect_needs: Callable[[Operation], Any] | None = None
     may_lead: Callable[[Operation, Any], bool] | None = None
-    witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
+    builds: Callable[[Any, Any, Sequence[Operation]], bool] | None = None
+    witness: Callable[[Sequence[Operation], Any], list[int] | Conflict | None] | None = None
     quick_witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
     replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
 
@@ -160,7 +169,7 @@ REGISTER = SequentialModel(
     produces=produces,
     reaches=reaches,
     effect_needs=effect_needs,
-    witness=chains,
+    witness=chains_or_conflict,
     replay=register_replay,
 )
 """A read/write register per key, initially null: read -> value, write(v)."""
@@ -178,7 +187,7 @@ CAS_REGISTER = SequentialModel(
     produces=produces,
     reaches=reaches,
     effect_needs=effect_needs,
-    witness=chains,
+    witness=chains_or_conflict,
     replay=cas_replay,
 )
 """A compare-and-set register per key: read, write(v), cas([expected, new]) (ok = swapped)."""
@@ -206,6 +215,7 @@ KV = SequentialModel(
     leading=kv_leading,
     effect_needs=effect_needs,
     may_lead=kv_may_lead,
+    builds=kv_builds,
     witness=propose,
     quick_witness=by_offsets,
     replay=kv_replay,

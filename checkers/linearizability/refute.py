@@ -50,15 +50,22 @@ def _spoiler(j: Operation, need: Any, changers: list[tuple[int, Operation, Any]]
     return None
 
 
-def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation, ...] | None:
+def refute(model: SequentialModel, ops: Sequence[Operation], deep: bool = False) -> tuple[Operation, ...] | None:
     """Ops of `ops` (one part) that cannot be linearized together, or None if none are found:
     the op `j` no linearization can reach first, then the op `p` that spoils its state, then
     the ops that could repair the state but returned before `p` was called. These fail with
     every other op of the part relaxed to unknown outcome (the argument above holds: a relaxed
-    op that could repair the state was never among those that returned too early)."""
+    op that could repair the state was never among those that returned too early).
+
+    `deep` (models with `builds`, kv's): a repairer leaving a state short of what `j` needs
+    (a put of "ab" for a read of "abc") counts only if the appends that may come after `p`
+    and before `j` (called before `j` returns, not returned before `p` was called) can build
+    the rest (`builds`: "c"). Then only `j` and `p` are named (what it rules out is too many
+    ops to list; the history up to `j`'s return fails). Dearer: asked of long searches."""
     needs, produces, may_lead = model.needs, model.produces, model.may_lead
     if needs is None or produces is None:
         return None
+    builds = model.builds if deep else None
     leads: Callable[[Any, Any], bool] = model.leads_to or operator.eq
     read_only = model.read_only
     fixed: dict[Any, list[Operation]] = {}  # a fixed result -> the ops (ok or not) producing it
@@ -75,6 +82,7 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             changers.append((o.call, o, result))
     changers.sort(key=lambda c: c[0])
     calls = [c[0] for c in changers]
+    pieces = None if builds is None else _Pieces(ops, produces, read_only)
     restarts: dict[Any, list[_Repairers]] = {}  # a needed state -> the repairers of each source
     by_result: dict[Any, _Repairers] = {}  # a fixed result -> the ops producing it, indexed
     sources: Callable[[Any], list[Any]] | None = None  # fixed results leading to a state
@@ -91,12 +99,40 @@ def refute(model: SequentialModel, ops: Sequence[Operation]) -> tuple[Operation,
             able = restarts[need] = []
             for state in sources(need):
                 if state not in by_result:
-                    by_result[state] = _Repairers(fixed[state])
+                    by_result[state] = _Repairers(state, fixed[state])
                 able.append(by_result[state])
         if not any(r.can_repair(j, spoiler.call) for r in able):
             early = tuple(r for rs in able for r in rs.ops if r is not j and r.call <= j.ret)
             return (j, spoiler, *early)
+        if builds is not None and pieces is not None:
+            between = pieces.between(spoiler.call, j.ret)
+            if not any(r.can_repair(j, spoiler.call) and builds(r.state, need, between) for r in able):
+                return (j, spoiler)
     return None
+
+
+class _Pieces:
+    """The ops whose result depends on the state (appends), ok or not, by call: those that
+    may come after an op called at `after` and before one returning at `until`."""
+
+    def __init__(self, ops: Sequence[Operation], produces: Callable[[Operation], Any],
+                 read_only: frozenset[str]) -> None:
+        dependent = sorted((o for o in ops if o.f not in read_only and produces(o) is None), key=lambda o: o.call)
+        self.ok = [o for o in dependent if o.ret is not None]
+        self.calls = [o.call for o in self.ok]
+        self.longest = max((o.ret - o.call for o in self.ok if o.ret is not None), default=0)
+        self.unknown = [o for o in dependent if o.ret is None]
+
+    def between(self, after: float, until: float) -> list[Operation]:
+        found = [o for o in self.unknown if o.call <= until]
+        k = bisect_right(self.calls, until) - 1
+        ok, earliest = self.ok, after - self.longest  # (called earlier: returned before `after`)
+        while k >= 0 and self.calls[k] >= earliest:
+            o = ok[k]
+            if o.ret is not None and o.ret >= after:
+                found.append(o)
+            k -= 1
+        return found
 
 
 class _Repairers:
@@ -104,7 +140,8 @@ class _Repairers:
     is there one, not `j`, called before `j` returns and not returned before `after`? One
     bisection, not a pass over them all (many puts of one value make long lists)."""
 
-    def __init__(self, ops: list[Operation]) -> None:
+    def __init__(self, state: Any, ops: list[Operation]) -> None:
+        self.state = state  # (what they produce)
         self.ops = sorted(ops, key=lambda r: r.call)
         self.calls = [r.call for r in self.ops]
         self.latest: list[float] = []

@@ -12,7 +12,7 @@ values pin *chains*: a write (or the initial state), the cas ops that follow one
 its value, and after each op the reads of the value it left. A chain cannot be split (any op
 put inside it would change what its later ops see), so a linearization is the chain of the
 initial state, then the other chains, each as one unit, in an order in which each unit may
-follow every one before it (`kv_fast.units_in_order`, as for kv's blocks). An op of unknown
+follow every one before it (`units.units_in_order`, as for kv's blocks). An op of unknown
 outcome takes effect only if its value is seen (read, or expected by a cas that swapped); one
 whose value nobody sees is left out, and listed last (as good as never taking effect).
 
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.units import units_in_order
+from checkers.linearizability.units import Conflict, arrange
 
 _INIT = -1  # the writer of the initial state
 _INF = float("inf")
@@ -35,6 +35,25 @@ _INF = float("inf")
 def chains(ops: Sequence[Operation], init: Any) -> list[int] | None:
     """A candidate linearization of one part: the positions in `ops` of all its ops, once
     each, in order; or None."""
+    found = chains_or_conflict(ops, init)
+    return found if isinstance(found, list) else None
+
+
+def chains_or_conflict(ops: Sequence[Operation], init: Any) -> list[int] | Conflict | None:
+    """`chains`, or when the chains have no order a `Conflict`: two chains each of which must
+    come before the other (an op of each returned before an op of the other was called), cut
+    after the last of those ops. The registers' `witness`.
+
+    Why those ops alone fail whenever the part does (the caller still searches them): values
+    are unique, so every state a kept op needs (a read's value, a cas's expected value) has
+    one producer in the whole part, the op before it in its chain, which is kept (each cut
+    chain runs from its first write). Take a linearization of the part and keep only those
+    ops, in its order: each kept op that needs a state still follows its producer, and the
+    ops between them in the part changed nothing (the state they saw was the needed one, or
+    a later kept op could not have seen it again), so each kept op sees the state it saw.
+    And those ops alone cannot be linearized: a cut chain is one block (any op of the other
+    put inside would change a state its later ops need, and no op can bring it back), and
+    either block first puts an op after one that returned before it was called."""
     if type(init) is not tuple or len(init) != 1:
         return None
     try:
@@ -108,7 +127,7 @@ def _taken(ops: Sequence[Operation], first: Any, writer: dict[Any, int], swap: d
 
 
 def _order(ops: Sequence[Operation], first: Any, writer: dict[Any, int], swap: dict[Any, int],
-           readers: dict[Any, list[int]], taken: list[bool]) -> list[int] | None:
+           readers: dict[Any, list[int]], taken: list[bool]) -> list[int] | Conflict | None:
     """The chains, the initial state's first, then the others in an order real time allows;
     then the ops of unknown outcome that took no effect."""
     placed = 0
@@ -147,12 +166,33 @@ def _order(ops: Sequence[Operation], first: Any, writer: dict[Any, int], swap: d
         return None  # a cas no chain reaches
     order = head_chain
     if len(units) > 1:
-        ranked = units_in_order(c, d)
-        if ranked is None:
-            return None
+        ranked = arrange(c, d)
+        if isinstance(ranked, tuple):
+            return _conflict(ops, units[ranked[0]], units[ranked[1]])
         for u in ranked:
             order += units[u]
     elif units:
         order += units[0]
     order += [j for j, t in enumerate(taken) if not t]
     return order
+
+
+CONFLICT_MOST = 256
+"""Ops a conflict may hold (its two chains cut): a bigger one is left to the search."""
+
+
+def _conflict(ops: Sequence[Operation], u: list[int], v: list[int]) -> Conflict | None:
+    """Chains `u` and `v` (each must come before the other), each cut after the latest of
+    its op returning first and its op called last: the ops that show it."""
+    kept: list[int] = []
+    for chain in (u, v):
+        soonest = latest = 0
+        first_ret = _INF
+        for k, j in enumerate(chain):
+            o = ops[j]
+            if o.ret is not None and o.ret < first_ret:
+                soonest, first_ret = k, o.ret
+            if o.call > ops[chain[latest]].call:
+                latest = k
+        kept += chain[: max(soonest, latest) + 1]
+    return Conflict(tuple(sorted(kept))) if len(kept) <= CONFLICT_MOST else None

@@ -7,6 +7,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Generator, Hashable, Sequence
 from typing import Any
 
+from attrs import evolve
+
 from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.layout import MORE, Layout, bits_of
@@ -54,6 +56,11 @@ class Deepest:
             explored=explored,
             refutation=tuple(o.id for o in shown_by),
         )
+
+    def unreachable(self, key: Hashable, ops: tuple[Operation, ...], explored: int, j: Operation) -> PartitionResult:
+        """Not linearizable: no linearization reaches op `j`, as far as the history up to its
+        return shows (`refute`'s deep answer, which names no small set of ops)."""
+        return evolve(self.unknown(key, ops, explored), valid=False, failing=j.id, stuck_at=j.ret)
 
     def unknown(self, key: Hashable, ops: tuple[Operation, ...], explored: int) -> PartitionResult:
         return PartitionResult(

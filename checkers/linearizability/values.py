@@ -132,6 +132,35 @@ def kv_leads_to(state: Any, target: Any) -> bool:
     return isinstance(current, str) and value.startswith(current)
 
 
+def kv_builds(start: Any, target: Any, appends: Sequence[Operation]) -> bool:
+    """May some of `appends`, in some order, turn `start` into `target`? (kv: False only if
+    the rest of the target after `start` is no concatenation of their suffixes, each used any
+    number of times: a looser question, so a False holds for the real one too.)"""
+    current, value = start[0], target[0]
+    if current is None:
+        current = ""
+    if not isinstance(value, str) or not isinstance(current, str):
+        return True  # (not strings: nothing to say)
+    if not value.startswith(current):
+        return False
+    rest = value[len(current):]
+    if not rest:
+        return True
+    suffixes = set()
+    for o in appends:
+        if not isinstance(o.input, str):
+            return True
+        if o.input:
+            suffixes.add(o.input)
+    reach = [True] + [False] * len(rest)
+    for i in range(len(rest)):
+        if reach[i]:
+            for suffix in suffixes:
+                if rest.startswith(suffix, i):
+                    reach[i + len(suffix)] = True
+    return reach[-1]
+
+
 def kv_leading(states: Iterable[Any]) -> Callable[[Any], list[Any]]:
     """`kv_leads_to` as a lookup over `states`: a string target is led to by the null state
     and by its prefixes, looked up at the lengths the string states have; any other target

@@ -119,6 +119,7 @@ class _Rounds:
         self.sizes: dict[int, int] = {}
         self.deepest: dict[int, Deepest] = {}
         self.refuted: set[int] = set()  # parts `refute` was asked of already
+        self.deep: set[int] = set()  # parts `refute` was asked of with `deep`
         self.quick = True  # ask the model's quick guess (until it makes none for two parts running)
         self.quick_misses = 0
 
@@ -186,12 +187,22 @@ class _Rounds:
                 self.failed = i
                 return True
             return False
+        key, ops = self.parts[i]
         if first:
-            key, ops = self.parts[i]
             shown_by = refute(self.model, ops)
             if shown_by is not None:
                 self.searches.pop(i).close()
                 self.results[i] = self.deepest[i].refuted(key, ops, self.sizes.pop(i), shown_by)
+                self.failed = i
+                return True
+        if self.sizes[i] > len(ops) and i not in self.deep and self.model.builds is not None:
+            # its memo outgrew the part: a long search ahead, worth a refutation that looks
+            # further (what repairs a stale read could complete: `refute`'s deep)
+            self.deep.add(i)
+            shown_by = refute(self.model, ops, deep=True)
+            if shown_by is not None:
+                self.searches.pop(i).close()
+                self.results[i] = self.deepest[i].unreachable(key, ops, self.sizes.pop(i), shown_by[0])
                 self.failed = i
                 return True
         held = sum(self.sizes.values())

@@ -15,6 +15,8 @@ from typing import Any
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import FOREVER
+from checkers.linearizability.search import Deepest, search
+from checkers.linearizability.units import Conflict
 from checkers.linearizability.verdict import PartitionResult
 
 
@@ -27,12 +29,37 @@ def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
     guessed = False
     for guess in (model.quick_witness if quick else None, model.witness):
         order = None if guess is None else guess(ops, model.init)
-        if order is not None:
+        if isinstance(order, Conflict):
+            shown = conflicting(model, key, ops, order)
+            if shown is not None:
+                return shown, guessed
+        elif order is not None:
             guessed = guessed or guess is model.quick_witness
             shown = witnessed(model, key, ops, order)
             if shown is not None:
                 return shown, guessed
     return None, guessed
+
+
+CONFLICT_STATES = 20_000
+"""Memo entries the search of a conflict's ops may use (they are few: it needs far fewer)."""
+
+
+def conflicting(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+                conflict: Conflict) -> PartitionResult | None:
+    """The part refuted by a guess's `conflict`, if the search of its ops alone fails (that
+    they fail whenever the part does is the guess's argument); else None. The refutation
+    names first the op of the conflict returning last, as `refute` names an op no
+    linearization reaches: the history up to its return holds the whole conflict, which is
+    what the shrinking (`evidence.shrink`) takes a refutation's first op for."""
+    sub = tuple(ops[p] for p in conflict.positions)
+    last = max((o for o in sub if o.ret is not None), key=lambda o: o.ret or 0, default=None)
+    if last is None:
+        return None
+    found = search(model, sub, key=key, max_cache=CONFLICT_STATES)
+    if found.valid is not False:
+        return None
+    return Deepest().refuted(key, ops, found.explored, (last, *(o for o in sub if o is not last)))
 
 
 def witnessed(

@@ -13,8 +13,11 @@ def hard_history(writers: int = 20) -> tuple[Op, ...]:
     """Concurrent writes of distinct values, then reads 1, 2, 1: not linearizable (each write
     takes effect once), but only after trying every order of the writes (every subset of
     them with every last value). The writes complete: with unknown outcomes they would be
-    tried only where a read needs them, which makes the same history easy."""
-    h = [invoke(p, "write", p) for p in range(writers)] + [ok(p, "write", p) for p in range(writers)]
+    tried only where a read needs them, which makes the same history easy. One more write of
+    0 (a value written twice): with unique values the register's guess reads the chains of
+    1 and 2 off the values and shows at once that each must come before the other."""
+    values = [*range(writers), 0]
+    h = [invoke(p, "write", v) for p, v in enumerate(values)] + [ok(p, "write", v) for p, v in enumerate(values)]
     for i, v in enumerate((1, 2, 1)):
         h += [invoke(100 + i, "read"), ok(100 + i, "read", v)]
     return tuple(h)

@@ -227,3 +227,59 @@ def test_a_timed_out_write_nobody_reads_is_left_out_but_still_listed() -> None:
     part = verdict.evidence.partitions[0]
     assert sorted(part.linearization) == [0, 1, 2]  # every op, the left-out one last
     assert part.linearization[-1] == 0
+
+
+@settings(max_examples=300)
+@given(histories("kv", max_ops=8, processes=5))
+def test_a_deep_refutation_is_a_violation_up_to_its_failing_op(history: tuple[Op, ...]) -> None:
+    """`refute(deep=True)` (a repair by a put that appends cannot complete) names an op no
+    linearization reaches: the history up to that op's return already fails."""
+    for _key, ops in partition(KV, pair(history)):
+        shown_by = refute(KV, ops, deep=True)
+        if shown_by is None:
+            continue
+        j = shown_by[0]
+        note(f"refuted at {j.id}")
+        assert brute_force_operations(KV, ops) is False
+        upto = [o if o.ret is not None and o.ret <= j.ret else as_info(o) for o in ops if o.call <= j.ret]
+        assert brute_force_operations(KV, [o for o in upto if o.ret is not None or o.f not in KV.read_only]) is False
+
+
+def _stale_rebuilt_read() -> tuple[Op, ...]:
+    """get -> "bc" after a put of "ba" returned: only the put of "b" may come between, and no
+    append of "c" follows it (the one there is, "a", gives "ba")."""
+    return (
+        invoke(0, "put", "bc", key="k"), ok(0, "put", "bc", key="k"),
+        invoke(1, "put", "ba", key="k"), ok(1, "put", "ba", key="k"),
+        invoke(2, "put", "b", key="k"), invoke(3, "append", "a", key="k"),
+        invoke(4, "get", key="k"), ok(4, "get", "bc", key="k"),
+        ok(2, "put", "b", key="k"), ok(3, "append", "a", key="k"),
+    )
+
+
+def test_a_stale_read_that_a_put_and_appends_cannot_rebuild_is_refuted_deep() -> None:
+    ops = pair(_stale_rebuilt_read())
+    assert refute(KV, ops) is None  # the put of "b" may come after the put of "ba"...
+    shown_by = refute(KV, ops, deep=True)  # ...but no append of "c" after it
+    assert shown_by is not None and shown_by[0].id == 4 and shown_by[1].id == 1
+    appended = (invoke(5, "append", "c", key="k"), *_stale_rebuilt_read())  # (never returns: may take effect)
+    assert refute(KV, pair(appended), deep=True) is None
+    assert check(KV, appended).valid is True
+
+
+def test_a_long_search_asks_the_deep_refutation(monkeypatch: object) -> None:
+    # every search pauses after one iteration, with a memo bigger than its part by then
+    monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
+    monkeypatch.setattr(wgl, "WITNESS_FROM", 10**6)  # type: ignore[attr-defined]
+    asked: list[bool] = []
+    real = wgl.refute
+
+    def spy(model: Any, ops: Any, deep: bool = False) -> Any:
+        asked.append(deep)
+        return real(model, ops, deep)
+
+    monkeypatch.setattr(wgl, "refute", spy)  # type: ignore[attr-defined]
+    verdict = check(KV, _stale_rebuilt_read())
+    assert verdict.valid is False and True in asked
+    assert verdict.evidence.failing_op is not None and verdict.evidence.failing_op.id == 4
+    assert check(KV, verdict.evidence.window_history, minimize=False).valid is False

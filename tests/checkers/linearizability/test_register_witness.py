@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from checkers.linearizability import CAS_REGISTER, REGISTER, Op, check, pair, wgl
 from checkers.linearizability.parts import partition
-from checkers.linearizability.register_fast import chains
+from checkers.linearizability.register_fast import chains, chains_or_conflict
 from checkers.linearizability.search import search
-from checkers.linearizability.witness import witnessed
+from checkers.linearizability.units import Conflict
+from checkers.linearizability.witness import conflicting, witnessed
 from tests.checkers.linearizability.test_against_brute_force import _replays
 
 
@@ -151,3 +152,38 @@ def test_an_unknown_write_nobody_reads_is_listed_last() -> None:
     order = chains(ops, CAS_REGISTER.init)
     assert order is not None and [ops[i].id for i in order][-1] == 0
     assert witnessed(CAS_REGISTER, None, ops, order) is not None
+
+
+@settings(max_examples=300)
+@given(register_histories(unique=True))
+def test_a_register_conflict_is_claimed_only_where_the_part_fails(history: tuple[Op, ...]) -> None:
+    """What `chains_or_conflict` claims (its two cut chains cannot be linearized, so neither
+    can the part) holds: the search of the whole part, without any guess, fails too; and a
+    conflict the search of its ops confirms refutes the part in `check`."""
+    for key, ops in partition(CAS_REGISTER, pair(history)):
+        found = chains_or_conflict(ops, CAS_REGISTER.init)
+        if not isinstance(found, Conflict):
+            continue
+        sub = tuple(ops[p] for p in found.positions)
+        if search(_without_witness(CAS_REGISTER), sub, key=key).valid is False:
+            assert search(_without_witness(CAS_REGISTER), ops, key=key).valid is False
+            refuted = conflicting(CAS_REGISTER, key, ops, found)
+            assert refuted is not None and refuted.valid is False and refuted.refutation
+
+
+def test_a_stale_replica_read_is_refuted_by_two_chains_without_searching_the_part() -> None:
+    """A stale read from a follower (`history_families`' replicated register, 300 ops): each
+    of two chains of values must come before the other; the check says so from their ops."""
+    from tests.checkers.linearizability.test_bounds import _families
+
+    history = _families().generate("replicated-register", 300, 10, False, 7)  # type: ignore[attr-defined]
+    [(key, ops)] = partition(CAS_REGISTER, pair(history))
+    found = chains_or_conflict(ops, CAS_REGISTER.init)
+    assert isinstance(found, Conflict) and len(found.positions) < len(ops) // 4
+    verdict = check(CAS_REGISTER, history, minimize=False)
+    assert verdict.valid is False
+    assert verdict.evidence.partitions[0].refutation
+    assert search(_without_witness(CAS_REGISTER), ops, key=key).valid is False
+    shrunk = check(CAS_REGISTER, history)
+    assert shrunk.evidence.window_minimal
+    assert search(_without_witness(CAS_REGISTER), shrunk.evidence.window, key=key).valid is False
