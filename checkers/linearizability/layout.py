@@ -23,6 +23,12 @@ from checkers.linearizability.model import SequentialModel
 
 _BITS: list[int] = [1 << j for j in range(256)]
 
+PLAIN_ORDER_OPS = 64
+"""Parts of at most this many ops are searched in plain call order, without the producers'
+index: the evidence's shrinking asks dozens of such small trials per violation, where building
+and consulting the order costs more than it saves (etcd corpus with evidence: ~20% of its time;
+docs/check-history.md). The order changes how fast a search decides, never what it decides."""
+
 MORE = -2
 """In a list of candidates from `Layout.later`: the rest of the window goes here (`Layout.rest`)."""
 
@@ -131,7 +137,7 @@ class Layout:
         self.indexed = True
         self._ok_twins()
         produces = self.model.produces
-        if self.needs is None or produces is None:
+        if self.needs is None or produces is None or len(self.ops) <= PLAIN_ORDER_OPS:
             return
         made: dict[Any, set[int]] = {}
         try:
@@ -170,6 +176,8 @@ class Layout:
         the other ok ops of the window in call order, then the info ops called by then. When
         the first are found in the index of producers, the others are listed only if they
         fail (`MORE` stands for them, for `rest` to fill in)."""
+        if len(self.ops) <= PLAIN_ORDER_OPS:
+            return self.rest(o, base, rel, info_bits, ())
         self.backtracking()
         need = self.needs(self.ops[o]) if self.needs is not None else None
         if need is not None and self.leads_to is None and self.producers_of is not None:
