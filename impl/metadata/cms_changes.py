@@ -80,7 +80,8 @@ def _placed(m: Metadata, t: Mapping[str, Any]) -> tuple[list[str], list[str]] | 
     without = raw.get("without")
     if without is not None and (not isinstance(without, str) or not without):
         raise Malformed("PREPARE_CMS_RECONFIGURATION: placement 'without' must be a node id")
-    p = Placement(size=size, down=frozenset(id_list(raw, "down", default=[])),
+    named = {**raw, "kind": "PREPARE_CMS_RECONFIGURATION placement"}  # (names the field in a refusal)
+    p = Placement(size=size, down=frozenset(id_list(named, "down", default=[])),
                   without=None if without is None else NodeId(without))
     joined = [n for n, rec in m.directory.items() if rec.state is NodeState.JOINED]
     busy = set(m.sequences) | {str(s.replaced) for s in m.sequences.values() if s.replaced is not None}
