@@ -111,7 +111,8 @@ def families(args: argparse.Namespace) -> None:
         ours_files, porc_files, names = [], [], []
         from checkers.linearizability import pair
 
-        for name, model, history in history_families.suite(tuple(args.sizes), tuple(args.clients), args.seed):
+        for name, model, history in history_families.suite(tuple(args.sizes), tuple(args.clients), args.seed,
+                                                                   tuple(args.family)):
             jsonl = folder / f"{name}.jsonl"
             jsonl.write_text("".join(json.dumps(history_families.event_json(e)) + "\n" for e in history),
                              encoding="utf-8")
@@ -194,6 +195,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(history_families.SIZES))
     parser.add_argument("--clients", type=int, nargs="+", default=list(history_families.CLIENTS))
     parser.add_argument("--seed", type=int, default=24)
+    parser.add_argument("--family", nargs="+", choices=history_families.FAMILIES,
+                        default=list(history_families.FAMILIES), help="some of the families only (--families)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per check, both sides (--families)")
     parser.add_argument("--min-time", type=float, default=0.2,
                         help="seconds of repeated checks each figure averages (--families)")
