@@ -25,6 +25,7 @@ from typing import Any
 from attrs import evolve
 
 from campaign.run import cause as C
+from campaign.run.calls import completed_calls
 from campaign.run.cause import (
     REGULAR,
     RELAXED_BARRIER,
@@ -120,15 +121,10 @@ def stale_reads(scenario: Scenario, result: RunResult) -> tuple[Cause, ...]:
     wins by the coordinator's clock, so not with clock skew."""
     if not _judged(scenario) or scenario.clock_skew:
         return ()
-    invoked: dict[int, Any] = {}
     writes: dict[str, list[tuple[int, int | None, int]]] = {}  # key -> (invoked, acked, value)
     reads: list[tuple[str, int, Any]] = []  # (key, invoked, value)
-    for op in result.client_history:
-        if op.type == "invoke":
-            invoked[op.process] = op
-            continue
-        start = invoked.pop(op.process, None)
-        if start is None or op.key is None:
+    for start, op in completed_calls(result.client_history):
+        if op.key is None:
             continue
         if op.f == "write":
             writes.setdefault(op.key, []).append(
@@ -193,14 +189,7 @@ def regular(scenario: Scenario, result: RunResult, clients: Verdict) -> Verdict:
         return clients  # timestamps need not follow real time: no claim either way
     writes: dict[str, list[tuple[Any, int, int | None]]] = {}  # key -> (value, invoked, ok)
     reads: list[tuple[str, Any, int]] = []  # (key, value, invoked) of every ok read
-    opened: dict[int, Any] = {}
-    for op in result.client_history:
-        if op.type == "invoke":
-            opened[op.process] = op
-            continue
-        inv = opened.pop(op.process, None)
-        if inv is None:
-            continue
+    for inv, op in completed_calls(result.client_history):
         if op.f == "write":
             writes.setdefault(str(op.key), []).append(
                 (json.loads(inv.value), inv.time, op.time if op.type == "ok" else None))
@@ -234,13 +223,8 @@ def _single_source_losses(scenario: Scenario, result: RunResult, clients: Verdic
     if not lost:
         return clients, ()
     drop = set()
-    opened: dict[int, Any] = {}
-    for op in result.client_history:
-        if op.type == "invoke":
-            opened[op.process] = op
-            continue
-        inv = opened.get(op.process)
-        value = json.loads(inv.value if inv is not None and op.f == "write" else op.value)
+    for inv, op in completed_calls(result.client_history):
+        value = json.loads(inv.value if op.f == "write" else op.value)
         if (str(op.key), value) in lost and (op.f == "write" or op.type == "ok"):
             drop.add(op.process)
     kept = [op for op in result.client_history if op.process not in drop]
@@ -264,18 +248,11 @@ def stream_losses(scenario: Scenario, result: RunResult) -> tuple[set[tuple[str,
     A stream from any other node (a bug, e.g. switch stream-from-non-replica) or from several
     sources is no evidence."""
     keyspaces = {c.keyspace for c in scenario.clients}
-    acked: dict[tuple[str, Any], tuple[int, int]] = {}  # (key, value) -> (invoked, ok) times
-    written: dict[tuple[str, Any], int] = {}  # every write: (key, value) -> invoked
-    pending: dict[int, Any] = {}
-    for op in result.client_history:
-        if op.f != "write":
-            continue
-        if op.type == "invoke":
-            pending[op.process] = op
-            written[(str(op.key), json.loads(op.value))] = op.time
-        elif op.type == "ok" and op.process in pending:
-            inv = pending.pop(op.process)
-            acked[(str(op.key), json.loads(inv.value))] = (inv.time, op.time)
+    writes = [op for op in result.client_history if op.f == "write"]
+    # every write, completed or not: (key, value) -> invoked
+    written = {(str(op.key), json.loads(op.value)): op.time for op in writes if op.type == "invoke"}
+    acked = {(str(op.key), json.loads(inv.value)): (inv.time, op.time)  # (key, value) -> (invoked, ok) times
+             for inv, op in completed_calls(writes) if op.type == "ok"}
     lost: set[tuple[str, Any]] = set()
     why: list[str] = []
     for rec in result.streams:

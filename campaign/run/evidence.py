@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
+from campaign.run.calls import completed_calls
 from campaign.run.write_fate import WriteFate, write_fates
 from checkers.linearizability.history import Operation
 from checkers.linearizability.verdict import Verdict
@@ -285,21 +286,18 @@ def stuck_evidence(result: RunResult) -> Evidence:
 
 def _missed_write(result: RunResult, key: str, read: Operation) -> Operation | None:
     """The last write of `key` acknowledged before `read` began, if the read did not return it."""
-    invoked: dict[int, Any] = {}
-    best: tuple[int, int, Any] | None = None  # (completed, process, value)
-    for op in result.client_history:
-        if op.key != key or op.f != "write":
-            continue
-        if op.type == "invoke":
-            invoked[op.process] = op
-        elif (op.type == "ok" and op.process in invoked and read.call_time is not None
-              and op.time < read.call_time and (best is None or op.time > best[0])):
-            best = (op.time, op.process, json.loads(invoked[op.process].value))
-    if best is None or best[2] == read.output:
+    if read.call_time is None:
         return None
-    start = invoked[best[1]]
-    return Operation(id=-1, process=best[1], f="write", key=key, input=best[2], output=best[2], call=-1, ret=-1,
-                     call_time=start.time, ret_time=best[0])
+    writes = [op for op in result.client_history if op.key == key and op.f == "write"]
+    acked = [(start, op) for start, op in completed_calls(writes) if op.type == "ok" and op.time < read.call_time]
+    if not acked:
+        return None
+    start, done = max(acked, key=lambda pair: pair[1].time)  # (the first of equal times)
+    value = json.loads(start.value)
+    if value == read.output:
+        return None
+    return Operation(id=-1, process=done.process, f="write", key=key, input=value, output=value, call=-1, ret=-1,
+                     call_time=start.time, ret_time=done.time)
 
 
 def _source_writes(result: RunResult, key: str, window: Sequence[Operation]) -> list[Operation]:
@@ -308,17 +306,9 @@ def _source_writes(result: RunResult, key: str, window: Sequence[Operation]) -> 
     value came from — a write that failed or timed out above all)."""
     shown = {op.input for op in window if op.f == "write"}
     wanted = {op.output for op in window if op.f == "read" and op.output is not None} - shown
-    invoked: dict[int, Any] = {}
     out: list[Operation] = []
-    for op in result.client_history:
-        if op.key != key or op.f != "write":
-            continue
-        if op.type == "invoke":
-            invoked[op.process] = op
-            continue
-        start = invoked.pop(op.process, None)
-        if start is None:
-            continue
+    writes = [op for op in result.client_history if op.key == key and op.f == "write"]
+    for start, op in completed_calls(writes):
         value = json.loads(start.value)
         if value in wanted:
             wanted.discard(value)
