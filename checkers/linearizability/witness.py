@@ -151,10 +151,11 @@ def in_call_order(model: SequentialModel, ops: Sequence[Operation]) -> bool:
 
 
 def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
-    """The part shown linearizable, if its ops follow one another in real time (each called
-    after the one before returned, none of unknown outcome: one client's, say) and the model
-    accepts them in that order, their only one; else None (the search, or a refutation, then
-    shows a violation with its usual evidence)."""
+    """The part decided, if its ops follow one another in real time (each called after the one
+    before returned, none of unknown outcome: one client's, say): that is its only order, so
+    it is linearizable if the model accepts the ops in it, and not linearizable otherwise,
+    stuck at the first op the model refuses (what the search would find, without setting one
+    up: the linearization before that op, the op, its return); else None."""
     ret: float = -FOREVER
     for o in ops:
         if o.ret is None or o.call <= ret:
@@ -165,7 +166,7 @@ def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...
     if replay is not None:
         states = replay(model.init, ops)
         if states is None:
-            return None
+            return _stuck(model, key, ops)
     else:
         step = model.step
         state = model.init
@@ -173,7 +174,24 @@ def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...
         for o in ops:
             state = step(state, o)
             if state is None:
-                return None
+                return _stuck(model, key, ops)
             states.append(state)
     return PartitionResult(key=key, operations=ops, valid=True, linearization=tuple([o.id for o in ops]),
                            states=tuple(states), explored=0)
+
+
+def _stuck(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult:
+    """`in_sequence`'s part that the model refuses: the ops it accepts in order, then the first
+    it refuses (`failing`; `stuck_at`, its return, is where the shortest failing prefix of the
+    history ends)."""
+    step = model.step
+    state = model.init
+    states: list[Any] = []
+    for k, o in enumerate(ops):
+        after = step(state, o)
+        if after is None:
+            return PartitionResult(key=key, operations=ops, valid=False, linearization=tuple([x.id for x in ops[:k]]),
+                                   states=tuple(states), failing=o.id, explored=k, stuck_at=o.ret)
+        state = after
+        states.append(state)
+    raise AssertionError("replay refused what step accepts")  # (a model whose two agree: never)

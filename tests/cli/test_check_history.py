@@ -66,19 +66,30 @@ def test_json_output_carries_the_evidence(tmp_path: Path, capsys: pytest.Capture
     assert verdict["window"][-1]["value"] == 1
 
 
+# STALE_READ with a read of 2 overlapping the write of 2: its ops no longer follow one another,
+# so it is searched (a part with one order only is decided by stepping through it)
+OVERLAPPING_STALE_READ = [
+    *STALE_READ[:3],
+    {"process": 3, "type": "invoke", "f": "read", "key": "k", "value": None, "time": 32},
+    STALE_READ[3],
+    {"process": 3, "type": "ok", "f": "read", "key": "k", "value": 2, "time": 42},
+    *STALE_READ[4:],
+]
+
+
 def test_json_output_names_a_refutation_when_one_ended_the_search(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from checkers.linearizability import wgl
 
-    path = write(tmp_path, "h.jsonl", jsonl(STALE_READ))
+    path = write(tmp_path, "h.jsonl", jsonl(OVERLAPPING_STALE_READ))
     _, out, _ = run_cli(capsys, path, "--json")
     assert json.loads(out)["refutation"] is None  # the search ended on its own
     monkeypatch.setattr(wgl, "SLICE", 1)  # every search pauses at once: the refutation ends it
     code, out, _ = run_cli(capsys, path, "--json")
     refutation = json.loads(out)["refutation"]
     assert code == 1
-    assert (refutation["failing_op"]["output"], refutation["failing_op"]["call_line"]) == (1, 5)
+    assert (refutation["failing_op"]["output"], refutation["failing_op"]["call_line"]) == (1, 7)
     assert refutation["spoiled_by"]["input"] == 2
     assert [o["input"] for o in refutation["repaired_too_early"]] == [1]
 

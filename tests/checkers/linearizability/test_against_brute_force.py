@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from checkers.linearizability import MODELS, check, pair
 from checkers.linearizability.log_fast import check_log
 from checkers.linearizability.wgl import partition, search
+from checkers.linearizability.witness import in_sequence
 from tests.checkers.linearizability.brute import brute_force_linearizable
 from tests.checkers.linearizability.strategies import histories
 
@@ -124,3 +125,20 @@ def test_one_clients_history_is_decided_by_stepping_through_it(case: tuple) -> N
     verdict = check(MODELS[model_name], history, minimize=False)
     if verdict.valid is True:
         assert all(p.explored == 0 for p in verdict.evidence.partitions if all(o.ret is not None for o in p.operations))
+
+
+@settings(max_examples=150)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda m: st.tuples(st.just(m), histories(m, max_ops=10, processes=1))))
+def test_a_one_client_part_the_model_refuses_has_the_searchs_evidence(case: tuple) -> None:
+    """Stepping through a part with one order only also shows it not linearizable, with what the
+    search would report: the same partial linearization, states, failing op and return."""
+    model_name, history = case
+    model = MODELS[model_name]
+    for key, ops in partition(model, pair(history)):
+        stepped = in_sequence(model, key, ops)
+        if stepped is None or stepped.valid is True:
+            continue
+        searched = search(model, ops, key=key)
+        assert (stepped.valid, stepped.linearization, stepped.states, stepped.failing, stepped.stuck_at) == (
+            searched.valid, searched.linearization, searched.states, searched.failing, searched.stuck_at)

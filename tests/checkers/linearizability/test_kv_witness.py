@@ -307,9 +307,11 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
 def test_a_stale_read_the_witness_stops_at_is_refuted_without_a_search() -> None:
     from checkers.linearizability import explain
 
-    history = (
+    history = (  # (a get of "a" overlapping its append: ops that follow one another are decided by stepping)
         Op(process=0, type="invoke", f="append", key="k", value="a"),
+        Op(process=2, type="invoke", f="get", key="k"),
         Op(process=0, type="ok", f="append", key="k", value="a"),
+        Op(process=2, type="ok", f="get", key="k", value="a"),
         Op(process=0, type="invoke", f="append", key="k", value="b"),
         Op(process=0, type="ok", f="append", key="k", value="b"),
         Op(process=1, type="invoke", f="get", key="k"),

@@ -195,19 +195,22 @@ def test_a_kv_append_that_the_read_misses_is_refuted() -> None:
 def test_a_search_cut_short_by_a_refutation_names_it_in_the_evidence(monkeypatch: object) -> None:
     # Every search pauses after one iteration, so the refutation runs before any ends.
     monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
+    # (the stale read, with a read of 2 overlapping the write of 2: ops that follow one another
+    # have one order only and are decided without a search)
+    w1, ok1, w2, ok2, r, ok_r = (Op(process=e.process, type=e.type, f=e.f, key="k", value=e.value) for e in _stale_read())
     history = (
         invoke(5, "write", 7, key="other"), ok(5, "write", 7, key="other"),
-        *(Op(process=e.process, type=e.type, f=e.f, key="k", value=e.value) for e in _stale_read()),
+        w1, ok1, w2, invoke(3, "read", key="k"), ok2, ok(3, "read", 2, key="k"), r, ok_r,
     )
     verdict = check(CAS_REGISTER, history)
     assert verdict.valid is False
     evidence = verdict.evidence
     assert evidence.key == "k"
     part = next(p for p in evidence.partitions if p.key == "k")
-    assert part.refutation == (3, 2, 1)
-    assert evidence.failing_op is not None and evidence.failing_op.id == 3
-    assert evidence.previous_ok is not None and evidence.previous_ok.id == 2
-    assert evidence.window_minimal and {o.id for o in evidence.window} == {1, 2, 3}
+    assert part.refutation == (4, 2, 1)
+    assert evidence.failing_op is not None and evidence.failing_op.id == 4
+    assert evidence.previous_ok is not None and evidence.previous_ok.id == 3  # (the read of 2 returned last)
+    assert evidence.window_minimal and {o.id for o in evidence.window} == {1, 2, 4}
     assert check(CAS_REGISTER, evidence.window_history, minimize=False).valid is False
     # without the pause the full search finds the same verdict
     monkeypatch.setattr(wgl, "SLICE", 2048)  # type: ignore[attr-defined]
