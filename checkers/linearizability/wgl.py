@@ -6,7 +6,8 @@ linearizable iff each part is), decides every part, and returns a `Verdict`. For
 it then shrinks the failing part to a minimal sub-history that still fails (`evidence.py`).
 
 A part is decided by the first of these that can: the model's exact fast path (the log's);
-a linearization read off the values (`witness.py`; always checked, so a wrong guess costs
+stepping through its only order, when its ops follow one another (`witness.in_sequence`, either
+way); a linearization read off the values (`witness.py`; always checked, so a wrong guess costs
 time, never a verdict); the search (`search.py`, the Wing–Gong/Lowe search with the
 reductions of `reductions.py`); a refutation without a search (`refute.py`, asked of a search
 that does not end within its first slice).
