@@ -162,36 +162,18 @@ def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...
             return None
         ret = o.ret
     replay = model.replay
-    states: list[Any] | None
-    if replay is not None:
-        states = replay(model.init, ops)
-        if states is None:
-            return _stuck(model, key, ops)
-    else:
+    if replay is not None and (replayed := replay(model.init, ops)) is not None:
+        states: list[Any] = replayed
+    else:  # (no replay, or it refused an op: stepping through says which)
         step = model.step
         state = model.init
         states = []
-        for o in ops:
+        for k, o in enumerate(ops):
             state = step(state, o)
             if state is None:
-                return _stuck(model, key, ops)
+                return PartitionResult(key=key, operations=ops, valid=False,
+                                       linearization=tuple([x.id for x in ops[:k]]), states=tuple(states),
+                                       failing=o.id, explored=k, stuck_at=o.ret)
             states.append(state)
     return PartitionResult(key=key, operations=ops, valid=True, linearization=tuple([o.id for o in ops]),
                            states=tuple(states), explored=0)
-
-
-def _stuck(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult:
-    """`in_sequence`'s part that the model refuses: the ops it accepts in order, then the first
-    it refuses (`failing`; `stuck_at`, its return, is where the shortest failing prefix of the
-    history ends)."""
-    step = model.step
-    state = model.init
-    states: list[Any] = []
-    for k, o in enumerate(ops):
-        after = step(state, o)
-        if after is None:
-            return PartitionResult(key=key, operations=ops, valid=False, linearization=tuple([x.id for x in ops[:k]]),
-                                   states=tuple(states), failing=o.id, explored=k, stuck_at=o.ret)
-        state = after
-        states.append(state)
-    raise AssertionError("replay refused what step accepts")  # (a model whose two agree: never)
