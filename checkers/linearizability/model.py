@@ -15,7 +15,7 @@ initial value (Porcupine's kv histories start every key at "", ours at null).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from attrs import evolve, field, frozen
@@ -42,6 +42,7 @@ from checkers.linearizability.values import (
     reaches,
     register_replay,
     register_step,
+    step_kinds,
     value_state,
 )
 from checkers.linearizability.verdict import PartitionResult
@@ -117,6 +118,10 @@ class SequentialModel:
       taken only if they fail (registers': `register_fast.chains_or_conflict`).
     - `quick_witness(ops, init)`: optional, a cheaper guess tried (and checked) before
       `witness` (kv's: `kv_fast.by_offsets`).
+    - `step_kinds`: optional, with `compile_op = values.compiler(functions)`: `{f: code}`
+      (`values.step_kinds(functions)`), so the compiled search (compiled.py) steps those ops
+      by the same rules itself instead of calling each op's compiled step (a test checks
+      they agree).
     - `replay(state, ops)`: optional, the states after each op of `ops` in turn from `state`,
       or None if `step` refuses one: folding `step`, without a call per op (a test checks
       they agree). Used to check a witness.
@@ -143,6 +148,7 @@ class SequentialModel:
     witness: Callable[[Sequence[Operation], Any], list[int] | Conflict | None] | None = None
     quick_witness: Callable[[Sequence[Operation], Any], list[int] | None] | None = None
     replay: Callable[[Any, Sequence[Operation]], list[Any] | None] | None = None
+    step_kinds: Mapping[str, int] | None = None
 
     def stepper(self, op: Operation) -> Callable[[Any], Any]:
         """`lambda state: step(state, op)`, or the model's faster equivalent (`compile_op`)."""
@@ -164,6 +170,7 @@ REGISTER = SequentialModel(
     describe_state=value_state,
     functions=frozenset({"read", "write"}),
     compile_op=compiler(frozenset({"read", "write"})),
+    step_kinds=step_kinds(frozenset({"read", "write"})),
     read_only=frozenset({"read"}),
     needs=needs,
     produces=produces,
@@ -182,6 +189,7 @@ CAS_REGISTER = SequentialModel(
     describe_state=value_state,
     functions=frozenset({"read", "write", "cas"}),
     compile_op=compiler(frozenset({"read", "write", "cas"})),
+    step_kinds=step_kinds(frozenset({"read", "write", "cas"})),
     read_only=frozenset({"read"}),
     needs=needs,
     produces=produces,
@@ -196,9 +204,6 @@ CAS_REGISTER = SequentialModel(
 # --- key-value map ---------------------------------------------------------------------------
 
 
-# --- key-value map ---------------------------------------------------------------------------
-
-
 KV = SequentialModel(
     name="kv",
     init=(None,),
@@ -207,6 +212,7 @@ KV = SequentialModel(
     describe_state=value_state,
     functions=frozenset({"read", "get", "write", "put", "append", "cas"}),
     compile_op=compiler(frozenset({"read", "get", "write", "put", "append", "cas"})),
+    step_kinds=step_kinds(frozenset({"read", "get", "write", "put", "append", "cas"})),
     read_only=frozenset({"read", "get"}),
     needs=needs,
     produces=produces,

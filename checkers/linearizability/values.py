@@ -236,6 +236,15 @@ _COMPILERS: dict[str, Callable[[Operation], Callable[[Any], Any]]] = {
 }
 
 
+STEP_KINDS: dict[str, int] = {"read": 1, "get": 1, "write": 2, "put": 2, "cas": 3, "append": 4}
+"""The compiled search's codes for the rules of `_COMPILERS` (cwgl.c steps them itself)."""
+
+
+def step_kinds(functions: frozenset[str]) -> dict[str, int]:
+    """`SequentialModel.step_kinds` for a model stepped by `compiler(functions)`."""
+    return {f: STEP_KINDS[f] for f in functions}
+
+
 def compiler(functions: frozenset[str]) -> Callable[[Operation], Callable[[Any], Any]]:
     def compile_op(op: Operation) -> Callable[[Any], Any]:
         make = _COMPILERS.get(op.f) if op.f in functions else None

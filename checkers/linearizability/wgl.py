@@ -7,10 +7,13 @@ it then shrinks the failing part to a minimal sub-history that still fails (`evi
 
 A part is decided by the first of these that can: the model's exact fast path (the log's);
 stepping through its only order, when its ops follow one another (`witness.in_sequence`, either
-way); a linearization read off the values (`witness.py`; always checked, so a wrong guess costs
-time, never a verdict); the search (`search.py`, the Wing–Gong/Lowe search with the
-reductions of `reductions.py`); a refutation without a search (`refute.py`, asked of a search
-that does not end within its first slice).
+way); a linearization read off the values by the model's quick guess (`witness.py`; always
+checked, so a wrong guess costs time, never a verdict); for a part with few ops in flight at
+once, the plain search compiled (`compiled.py`; its order checked as a guess is, given up
+after a budget of steps); the model's other guess; a refutation without a search
+(`refute.py`); the search (`search.py`, the Wing–Gong/Lowe search
+with the reductions of `reductions.py`; `refute` is asked again of a search that does not end
+within its first slice, if it was not asked before).
 
 Bounds: parts are searched round-robin, smallest first, a slice of steps each, like
 Porcupine's goroutines, so one expensive key cannot hide a cheap violation in another; the
@@ -28,6 +31,7 @@ import time
 from collections.abc import Hashable, Sequence
 
 from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
+from checkers.linearizability.compiled import straight_through
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
 from checkers.linearizability.model import SequentialModel
@@ -153,10 +157,17 @@ class _Rounds:
         elif (decided := in_sequence(model, key, ops)) is not None:
             pass  # (a part of one client's ops, say: one order only)
         elif (model.witness is not None or model.quick_witness is not None) and len(ops) >= WITNESS_FROM:
-            decided, guessed = witness(model, key, ops, quick=self.quick)
-            self.quick_misses = 0 if guessed else self.quick_misses + 1
-            if self.quick_misses >= 2:
-                self.quick = False  # (two parts running whose values it cannot read: not again)
+            if self.quick and model.quick_witness is not None:
+                decided, guessed = witness(model, key, ops, full=False)
+                self.quick_misses = 0 if guessed else self.quick_misses + 1
+                if self.quick_misses >= 2:
+                    self.quick = False  # (two parts running whose values it cannot read: not again)
+            if decided is None:
+                # few ops in flight at once: the plain search, compiled, runs straight through,
+                # in less time than the model's full guess takes (see compiled.py)
+                decided = straight_through(model, key, ops)
+            if decided is None and model.witness is not None:
+                decided, _ = witness(model, key, ops, quick=False)
             if decided is None:
                 # what spoils a guess is most often a stale read: shown without a search
                 self.refuted.add(i)

@@ -21,13 +21,13 @@ from checkers.linearizability.verdict import PartitionResult
 
 
 def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
-            quick: bool = True) -> tuple[PartitionResult | None, bool]:
+            quick: bool = True, full: bool = True) -> tuple[PartitionResult | None, bool]:
     """The part shown linearizable by one of the model's guesses at a linearization
-    (`quick_witness` unless not `quick`, then `witness`), each checked by `witnessed`, or None;
-    and whether the quick guess made one (a history whose values it cannot cut is not asked
-    again for its other parts)."""
+    (`quick_witness` unless not `quick`, then `witness` unless not `full`), each checked by
+    `witnessed`, or None; and whether the quick guess made one (a history whose values it
+    cannot cut is not asked again for its other parts)."""
     guessed = False
-    for guess in (model.quick_witness if quick else None, model.witness):
+    for guess in (model.quick_witness if quick else None, model.witness if full else None):
         order = None if guess is None else guess(ops, model.init)
         if isinstance(order, Conflict):
             shown = conflicting(model, key, ops, order)

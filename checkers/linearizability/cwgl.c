@@ -1,0 +1,686 @@
+/* The Wing–Gong/Lowe search of one part, compiled: what `compiled.py` asks before the Python
+ * search (search.py) for a part that runs nearly straight through, where the Python loop's
+ * cost per step, not the number of steps, is what a check spends.
+ *
+ * It is the plain algorithm (Lowe's "Testing for linearizability", 2017; Porcupine's search
+ * is the same): the calls and returns of the part in one doubly-linked list in time order;
+ * at the first entry, a call is linearized if the model accepts it there (its call and
+ * return leave the list), a return means the configuration failed (back to the last op
+ * linearized, which goes back into the list, and on to the entry after its call). Failed
+ * configurations (set of ops linearized, state) are memoized. Two rules of the Python
+ * search are kept, each argued in docs/check-history.md ("The search"): a read that fits is
+ * the only thing tried from its configuration, and an info op that leaves the state as it
+ * was is not taken (as good as never taking effect). An info op (no return) never has to be
+ * linearized: the search ends when every ok op is.
+ *
+ * The model stays Python: a step is a call of the op's compiled step (`compile_op`), a state
+ * any hashable value compared with ==. The answer is only an order: the caller checks it from
+ * scratch (`witness.witnessed`) before it counts, and on no answer (the step budget spent, or
+ * no order found) decides the part the Python way, so this code can cost time, never a verdict.
+ *
+ * No global state, no clock, no randomness: the same arguments give the same answer. (The
+ * memo's slots depend on the states' hashes, which for str vary with PYTHONHASHSEED; what the
+ * memo holds, and so the search, does not.)
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the memo: failed (bits, state), open addressing ------------------------------------- */
+
+/* The memo's cap, in words of the sets it keeps (a set is a bit per op of the part): 32 MiB.
+ * The budget of steps bounds its entries too, but a part of 20,000 ops would fill 400 MB
+ * first. */
+#define MEMO_WORDS ((Py_ssize_t)1 << 22)
+
+typedef struct {
+    uint64_t hash;
+    PyObject *state; /* owned; NULL: an empty slot */
+    uint64_t *bits;  /* owned, `words` words */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    Py_ssize_t capacity; /* a power of two, or 0 */
+    Py_ssize_t used;
+    Py_ssize_t words;
+} Memo;
+
+static void
+memo_free(Memo *memo)
+{
+    for (Py_ssize_t k = 0; k < memo->capacity; k++) {
+        if (memo->slots[k].state != NULL) {
+            Py_DECREF(memo->slots[k].state);
+            PyMem_Free(memo->slots[k].bits);
+        }
+    }
+    PyMem_Free(memo->slots);
+    memo->slots = NULL;
+    memo->capacity = memo->used = 0;
+}
+
+/* 1: (bits, state) is in the memo; 0: not; -1: an exception (from ==). */
+static int
+memo_has(const Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+{
+    Py_ssize_t mask = memo->capacity - 1;
+    for (Py_ssize_t k = (Py_ssize_t)(hash & (uint64_t)mask);; k = (k + 1) & mask) {
+        const Slot *slot = &memo->slots[k];
+        if (slot->state == NULL) {
+            return 0;
+        }
+        if (slot->hash == hash && memcmp(slot->bits, bits, (size_t)memo->words * sizeof(uint64_t)) == 0) {
+            int same = slot->state == state ? 1 : PyObject_RichCompareBool(slot->state, state, Py_EQ);
+            if (same != 0) {
+                return same;
+            }
+        }
+    }
+}
+
+static void
+memo_place(Slot *slots, Py_ssize_t capacity, Slot slot)
+{
+    Py_ssize_t mask = capacity - 1;
+    Py_ssize_t k = (Py_ssize_t)(slot.hash & (uint64_t)mask);
+    while (slots[k].state != NULL) {
+        k = (k + 1) & mask;
+    }
+    slots[k] = slot;
+}
+
+/* Adds (bits, state), known not to be in it; 0, or -1 with MemoryError. */
+static int
+memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+{
+    if (2 * (memo->used + 1) > memo->capacity) {
+        Py_ssize_t capacity = memo->capacity ? 2 * memo->capacity : 64;
+        Slot *slots = PyMem_Calloc((size_t)capacity, sizeof(Slot));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < memo->capacity; k++) {
+            if (memo->slots[k].state != NULL) {
+                memo_place(slots, capacity, memo->slots[k]);
+            }
+        }
+        PyMem_Free(memo->slots);
+        memo->slots = slots;
+        memo->capacity = capacity;
+    }
+    uint64_t *copy = PyMem_Malloc((size_t)memo->words * sizeof(uint64_t));
+    if (copy == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(copy, bits, (size_t)memo->words * sizeof(uint64_t));
+    Py_INCREF(state);
+    Slot slot = {hash, state, copy};
+    memo_place(memo->slots, memo->capacity, slot);
+    memo->used++;
+    return 0;
+}
+
+/* ---- the search ----------------------------------------------------------------------------- */
+
+static uint64_t
+splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The hash of a configuration: its ops' keys xor-ed (kept as ops come and go), mixed with the
+ * state's hash. */
+static uint64_t
+mix(uint64_t ops_hash, Py_hash_t state_hash)
+{
+    return ops_hash ^ ((uint64_t)state_hash * 0xD6E8FEB86659FD93ULL);
+}
+
+/* How a step is taken: the model's compiled step (a Python call), or, for the register and kv
+ * models, the same rule done here (values.py `_COMPILERS`; test_compiled.py checks they agree). */
+enum {
+    K_STEP,      /* a: the op's step, called */
+    K_NEVER,     /* an f the model does not know: refused everywhere */
+    K_READ,      /* a: the value read; fits a state (value,) where value == a */
+    K_SAME,      /* an info read: no effect */
+    K_WRITE,     /* a: the state it leaves, (input,) */
+    K_CAS,       /* a: expected, b: (new,); refused where the value is not expected */
+    K_CAS_INFO,  /* the same, no effect (never taking effect) where the value is not expected */
+    K_APPEND,    /* a: the suffix; null counts as "" */
+};
+
+/* The `kinds` codes, as values.py `STEP_KINDS` names them. */
+enum { F_READ = 1, F_WRITE = 2, F_CAS = 3, F_APPEND = 4 };
+
+typedef struct {
+    Py_ssize_t n;
+    Py_ssize_t *next, *prev; /* the list: entry 0 its head, 1+i op i's call, 1+n+i its return */
+    uint64_t *keys;          /* per op, for the configuration's hash */
+    uint64_t *bits;          /* the ops linearized */
+    Py_ssize_t *stack_op;    /* the ops linearized, in order */
+    PyObject **stack_state;  /* owned: the state before each */
+    char *ok;                /* op i has a return */
+    char *forced;            /* op i is an ok read: once it fits, nothing else is tried */
+    char *kind;
+    PyObject **a, **b;       /* owned, or NULL */
+    Memo memo;
+} Search;
+
+static void
+search_free(Search *s, Py_ssize_t depth)
+{
+    for (Py_ssize_t d = 0; d < depth; d++) {
+        Py_DECREF(s->stack_state[d]);
+    }
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        if (s->a != NULL) {
+            Py_XDECREF(s->a[i]);
+        }
+        if (s->b != NULL) {
+            Py_XDECREF(s->b[i]);
+        }
+    }
+    PyMem_Free(s->next);
+    PyMem_Free(s->prev);
+    PyMem_Free(s->keys);
+    PyMem_Free(s->bits);
+    PyMem_Free(s->stack_op);
+    PyMem_Free(s->stack_state);
+    PyMem_Free(s->ok);
+    PyMem_Free(s->forced);
+    PyMem_Free(s->kind);
+    PyMem_Free(s->a);
+    PyMem_Free(s->b);
+    memo_free(&s->memo);
+}
+
+/* value == other, as Python's == says it (no shortcut for the same object: nan != nan).
+ * 1, 0, or -1 with an exception. */
+static int
+equal(PyObject *value, PyObject *other)
+{
+    PyObject *same = PyObject_RichCompare(value, other, Py_EQ);
+    if (same == NULL) {
+        return -1;
+    }
+    int truth = PyObject_IsTrue(same);
+    Py_DECREF(same);
+    return truth;
+}
+
+/* The state after op i in `state` (a new reference), Py_None (a new reference) where the op
+ * cannot happen, or NULL with an exception. */
+static PyObject *
+step(const Search *s, Py_ssize_t i, PyObject *state)
+{
+    char kind = s->kind[i];
+    if (kind == K_STEP) {
+        return PyObject_CallOneArg(s->a[i], state);
+    }
+    if (kind == K_NEVER) {
+        Py_RETURN_NONE;
+    }
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) < 1) {
+        PyErr_SetString(PyExc_TypeError, "cwgl: a register's or kv's state is a tuple (value,)");
+        return NULL;
+    }
+    PyObject *value = PyTuple_GET_ITEM(state, 0);
+    int same;
+    switch (kind) {
+    case K_READ:
+        same = equal(value, s->a[i]);
+        if (same < 0) {
+            return NULL;
+        }
+        if (!same) {
+            Py_RETURN_NONE;
+        }
+        Py_INCREF(state);
+        return state;
+    case K_SAME:
+        Py_INCREF(state);
+        return state;
+    case K_WRITE:
+        Py_INCREF(s->a[i]);
+        return s->a[i];
+    case K_CAS:
+    case K_CAS_INFO:
+        same = equal(value, s->a[i]);
+        if (same < 0) {
+            return NULL;
+        }
+        if (same) {
+            Py_INCREF(s->b[i]);
+            return s->b[i];
+        }
+        if (kind == K_CAS) {
+            Py_RETURN_NONE;
+        }
+        Py_INCREF(state);
+        return state;
+    default: { /* K_APPEND */
+        PyObject *empty = NULL;
+        if (value == Py_None) {
+            value = empty = PyUnicode_FromStringAndSize("", 0);
+            if (empty == NULL) {
+                return NULL;
+            }
+        }
+        PyObject *longer = PyNumber_Add(value, s->a[i]);
+        Py_XDECREF(empty);
+        if (longer == NULL) {
+            return NULL;
+        }
+        PyObject *after = PyTuple_Pack(1, longer);
+        Py_DECREF(longer);
+        return after;
+    }
+    }
+}
+
+static inline void
+lift(Search *s, Py_ssize_t i)
+{
+    Py_ssize_t c = 1 + i, r = 1 + s->n + i;
+    s->next[s->prev[c]] = s->next[c];
+    s->prev[s->next[c]] = s->prev[c];
+    if (s->ok[i]) {
+        s->next[s->prev[r]] = s->next[r];
+        s->prev[s->next[r]] = s->prev[r];
+    }
+}
+
+static inline void
+unlift(Search *s, Py_ssize_t i)
+{
+    Py_ssize_t c = 1 + i, r = 1 + s->n + i;
+    if (s->ok[i]) {
+        s->next[s->prev[r]] = r;
+        s->prev[s->next[r]] = r;
+    }
+    s->next[s->prev[c]] = c;
+    s->prev[s->next[c]] = c;
+}
+
+/* Links calls (in position order, non-decreasing) and returns (by `by_ret`) into one list in
+ * time order; a call and a return at the same time: the call first (intervals are closed: ops
+ * that touch overlap). The end is entry 0 again (a circular list). `overlap`: the sum over
+ * the ok ops of the ok ops in flight at their call (the ok calls after the last return have
+ * their returns after every call: counted as none left open, which does not matter here). */
+static int
+link_events(Search *s, PyObject **calls, PyObject **rets, PyObject *by_ret, Py_ssize_t *overlap)
+{
+    Py_ssize_t n = s->n, m = PyList_GET_SIZE(by_ret);
+    Py_ssize_t last = 0, c = 0, r = 0, open = 0;
+    *overlap = 0;
+    while (c < n || r < m) {
+        Py_ssize_t entry;
+        if (r == m) {
+            entry = 1 + c++;
+        }
+        else {
+            Py_ssize_t j = PyLong_AsSsize_t(PyList_GET_ITEM(by_ret, r));
+            if (j == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+            if (j < 0 || j >= n || !s->ok[j]) {
+                PyErr_SetString(PyExc_ValueError, "by_ret: not the position of an ok op");
+                return -1;
+            }
+            int call_first = 0;
+            if (c < n) {
+                call_first = PyObject_RichCompareBool(calls[c], rets[j], Py_LE);
+                if (call_first < 0) {
+                    return -1;
+                }
+            }
+            if (call_first) {
+                if (s->ok[c]) {
+                    *overlap += open++;
+                }
+                entry = 1 + c++;
+            }
+            else {
+                if (s->prev[1 + j] == -1) {
+                    PyErr_SetString(PyExc_ValueError, "an op returns before it is called");
+                    return -1;
+                }
+                entry = 1 + n + j;
+                open--;
+                r++;
+            }
+        }
+        s->next[last] = entry;
+        s->prev[entry] = last;
+        last = entry;
+    }
+    s->next[last] = 0;
+    s->prev[0] = last;
+    return 0;
+}
+
+static PyObject *name_f, *name_input, *name_output, *name_call, *name_ret;
+
+/* How op i steps (`kind`, `a`, `b`), from `kinds` (its f's code: the register and kv rules)
+ * or `steps` (its compiled step). 0, or -1 with an exception. */
+static int
+set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps)
+{
+    if (kinds == Py_None) {
+        s->kind[i] = K_STEP;
+        s->a[i] = Py_NewRef(PyList_GET_ITEM(steps, i));
+        return 0;
+    }
+    PyObject *f = PyObject_GetAttr(op, name_f);
+    if (f == NULL) {
+        return -1;
+    }
+    PyObject *code = PyDict_GetItemWithError(kinds, f);
+    Py_DECREF(f);
+    if (code == NULL) {
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        s->kind[i] = K_NEVER;
+        return 0;
+    }
+    long c = PyLong_AsLong(code);
+    if (c == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *input = NULL;
+    if (c == F_WRITE || c == F_CAS || c == F_APPEND) {
+        input = PyObject_GetAttr(op, name_input);
+        if (input == NULL) {
+            return -1;
+        }
+    }
+    int status = 0;
+    switch (c) {
+    case F_READ:
+        if (!s->ok[i]) {
+            s->kind[i] = K_SAME;
+            break;
+        }
+        s->kind[i] = K_READ;
+        s->forced[i] = 1;
+        s->a[i] = PyObject_GetAttr(op, name_output);
+        status = s->a[i] == NULL ? -1 : 0;
+        break;
+    case F_WRITE:
+        s->kind[i] = K_WRITE;
+        s->a[i] = PyTuple_Pack(1, input);
+        status = s->a[i] == NULL ? -1 : 0;
+        break;
+    case F_CAS: {
+        s->kind[i] = s->ok[i] ? K_CAS : K_CAS_INFO;
+        PyObject *pair = PySequence_Tuple(input);
+        if (pair == NULL || PyTuple_GET_SIZE(pair) != 2) {
+            if (pair != NULL) {
+                PyErr_SetString(PyExc_ValueError, "a cas's input is [expected, new]");
+                Py_DECREF(pair);
+            }
+            status = -1;
+            break;
+        }
+        s->a[i] = Py_NewRef(PyTuple_GET_ITEM(pair, 0));
+        s->b[i] = PyTuple_Pack(1, PyTuple_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+        status = s->b[i] == NULL ? -1 : 0;
+        break;
+    }
+    case F_APPEND:
+        s->kind[i] = K_APPEND;
+        s->a[i] = Py_NewRef(input);
+        break;
+    default:
+        PyErr_SetString(PyExc_ValueError, "kinds: an unknown code");
+        status = -1;
+    }
+    Py_XDECREF(input);
+    return status;
+}
+
+/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)
+ *   -> (positions in linearization order | None, steps taken, configurations failed)
+ * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
+ * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
+ * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
+ * (each op a read) are lists. */
+static PyObject *
+first_linearization(PyObject *module, PyObject *args)
+{
+    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced;
+    Py_ssize_t budget;
+    double max_overlap;
+    if (!PyArg_ParseTuple(args, "O!O!OndOOO:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
+                          &budget, &max_overlap, &kinds, &steps, &forced)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(ops);
+    if (kinds != Py_None ? !PyDict_Check(kinds)
+                         : !PyList_Check(steps) || !PyList_Check(forced) || PyList_GET_SIZE(steps) != n
+                               || PyList_GET_SIZE(forced) != n) {
+        PyErr_SetString(PyExc_TypeError, "kinds: a dict; or steps and forced: a list per op");
+        return NULL;
+    }
+    Search s;
+    memset(&s, 0, sizeof s);
+    s.n = n;
+    Py_ssize_t words = n / 64 + 1;
+    s.memo.words = words;
+    s.next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s.prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s.keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    s.bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
+    s.stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s.stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(PyObject *));
+    s.ok = PyMem_Calloc((size_t)(n + 1), 1);
+    s.forced = PyMem_Calloc((size_t)(n + 1), 1);
+    s.kind = PyMem_Calloc((size_t)(n + 1), 1);
+    s.a = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    s.b = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    PyObject **calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    PyObject **rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    Py_ssize_t depth = 0, ok_left = 0, taken = 0;
+    PyObject *state = NULL, *result = NULL;
+    if (!s.next || !s.prev || !s.keys || !s.bits || !s.stack_op || !s.stack_state || !s.ok || !s.forced || !s.kind
+        || !s.a || !s.b || !calls || !rets) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint64_t seed = 0x7463636865636bULL; /* fixed: the same keys every run */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *op = PyTuple_GET_ITEM(ops, i);
+        s.keys[i] = splitmix64(&seed);
+        s.prev[1 + i] = -1;
+        if ((calls[i] = PyObject_GetAttr(op, name_call)) == NULL || (rets[i] = PyObject_GetAttr(op, name_ret)) == NULL) {
+            goto done;
+        }
+        if (i > 0) {
+            int ordered = PyObject_RichCompareBool(calls[i - 1], calls[i], Py_LE);
+            if (ordered <= 0) {
+                if (ordered == 0) {
+                    PyErr_SetString(PyExc_ValueError, "ops: not in call order");
+                }
+                goto done;
+            }
+        }
+        s.ok[i] = rets[i] != Py_None;
+        ok_left += s.ok[i];
+    }
+    if (PyList_GET_SIZE(by_ret) != ok_left) {
+        PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
+        goto done;
+    }
+    Py_ssize_t overlap;
+    if (link_events(&s, calls, rets, by_ret, &overlap) < 0) {
+        goto done;
+    }
+    if ((double)overlap > max_overlap * (double)ok_left) {
+        goto give_up; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (set_kind(&s, i, PyTuple_GET_ITEM(ops, i), kinds, steps) < 0) {
+            goto done;
+        }
+        if (kinds == Py_None) {
+            int f = PyObject_IsTrue(PyList_GET_ITEM(forced, i));
+            if (f < 0) {
+                goto done;
+            }
+            s.forced[i] = (char)(f && s.ok[i]);
+        }
+    }
+    state = Py_NewRef(init);
+    uint64_t ops_hash = 0;
+    Py_ssize_t entry = s.next[0];
+    while (ok_left > 0) {
+        if (taken >= budget) {
+            goto give_up;
+        }
+        taken++;
+        if (entry == 0 || entry > n) {
+            goto failed; /* a return: every op that may come next was tried */
+        }
+        Py_ssize_t i = entry - 1; /* a call: op i linearized next? */
+        entry = s.next[entry];
+        PyObject *after = step(&s, i, state);
+        if (after == NULL) {
+            goto done;
+        }
+        if (after == Py_None) {
+            Py_DECREF(after);
+            continue;
+        }
+        if (!s.ok[i]) {
+            int same = after == state ? 1 : PyObject_RichCompareBool(after, state, Py_EQ);
+            if (same != 0) { /* no effect: as good as never taking effect; or an exception */
+                Py_DECREF(after);
+                if (same < 0) {
+                    goto done;
+                }
+                continue;
+            }
+        }
+        s.bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        int seen = 0;
+        if (s.memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
+            Py_hash_t state_hash = PyObject_Hash(after);
+            seen = state_hash == -1 && PyErr_Occurred() ? -1
+                   : memo_has(&s.memo, mix(ops_hash ^ s.keys[i], state_hash), s.bits, after);
+        }
+        if (seen != 0) { /* failed before from there; or an exception */
+            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            Py_DECREF(after);
+            if (seen < 0) {
+                goto done;
+            }
+            if (s.forced[i]) {
+                goto failed; /* a read that fits, whose continuation failed: so does this one */
+            }
+            continue;
+        }
+        ops_hash ^= s.keys[i];
+        s.stack_op[depth] = i;
+        s.stack_state[depth++] = state; /* (its reference moves to the stack) */
+        state = after;
+        lift(&s, i);
+        ok_left -= s.ok[i];
+        entry = s.next[0];
+        continue;
+        /* every way on from this configuration failed; so did those below it whose choice was
+         * a read that fits */
+    failed:
+        for (;;) {
+            if (depth == 0) {
+                goto give_up; /* not linearizable: left to the Python search, for its evidence */
+            }
+            if ((s.memo.used + 1) * words > MEMO_WORDS) {
+                goto give_up; /* (its memo at its cap: the Python search's, which keeps less) */
+            }
+            Py_hash_t state_hash = PyObject_Hash(state);
+            if (state_hash == -1 && PyErr_Occurred()) {
+                goto done;
+            }
+            if (memo_add(&s.memo, mix(ops_hash, state_hash), s.bits, state) < 0) {
+                goto done;
+            }
+            i = s.stack_op[--depth];
+            Py_DECREF(state);
+            state = s.stack_state[depth];
+            unlift(&s, i);
+            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            ops_hash ^= s.keys[i];
+            ok_left += s.ok[i];
+            if (!s.forced[i]) {
+                entry = s.next[1 + i]; /* on with the calls after its */
+                break;
+            }
+        }
+    }
+    PyObject *order = PyList_New(depth);
+    if (order == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t d = 0; d < depth; d++) {
+        PyObject *position = PyLong_FromSsize_t(s.stack_op[d]);
+        if (position == NULL) {
+            Py_DECREF(order);
+            goto done;
+        }
+        PyList_SET_ITEM(order, d, position);
+    }
+    result = Py_BuildValue("(Nnn)", order, taken, s.memo.used);
+    goto done;
+give_up:
+    result = Py_BuildValue("(Onn)", Py_None, taken, s.memo.used);
+done:
+    Py_XDECREF(state);
+    if (calls != NULL && rets != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_XDECREF(calls[i]);
+            Py_XDECREF(rets[i]);
+        }
+    }
+    PyMem_Free(calls);
+    PyMem_Free(rets);
+    search_free(&s, depth);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"first_linearization", first_linearization, METH_VARARGS,
+     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)\n"
+     "-> (order | None, steps taken, configurations failed)\n\n"
+     "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "checkers.linearizability.cwgl", "The compiled Wing-Gong/Lowe search (see compiled.py).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit_cwgl(void)
+{
+    /* (interned attribute names: constants, made once) */
+    if (name_f == NULL && ((name_f = PyUnicode_InternFromString("f")) == NULL
+                           || (name_input = PyUnicode_InternFromString("input")) == NULL
+                           || (name_output = PyUnicode_InternFromString("output")) == NULL
+                           || (name_call = PyUnicode_InternFromString("call")) == NULL
+                           || (name_ret = PyUnicode_InternFromString("ret")) == NULL)) {
+        return NULL;
+    }
+    return PyModule_Create(&module);
+}

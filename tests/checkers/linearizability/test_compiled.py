@@ -1,0 +1,166 @@
+"""The compiled search (compiled.py, cwgl.c): built, exact, and never what decides a verdict."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from checkers.linearizability import MODELS, check, pair
+from checkers.linearizability import compiled as compiled_module
+from checkers.linearizability.compiled import compiled, straight_through
+from checkers.linearizability.history import Operation
+from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.parts import partition
+from tests.checkers.linearizability.brute import brute_force_operations
+from tests.checkers.linearizability.strategies import histories
+
+needs_compiled = pytest.mark.skipif(not compiled(), reason="the compiled search is not built")
+
+
+def test_the_compiled_search_is_built() -> None:
+    """Without it every verdict is the same, but checking histories of many ops with few in
+    flight at once is several times slower (docs/check-history.md)."""
+    assert compiled(), (
+        "checkers/linearizability/cwgl.c was not compiled: install with a C compiler and the "
+        "Python headers (`pip install -e .` again, or `python -m pip install --force-reinstall -e .`)"
+    )
+
+
+def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, init: Any = None,
+         budget: int = 10**7, max_overlap: float = math.inf) -> tuple[list[int] | None, int]:
+    """The compiled search's own answer, unchecked: (order, steps)."""
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    rets: list[Any] = [o.ret for o in ops]
+    by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
+    start = model.init if init is None else init
+    if native:
+        assert model.step_kinds is not None
+        order, steps, _ = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.step_kinds), None, None)
+    else:
+        order, steps, _ = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
+                                                  [model.stepper(o) for o in ops], [o.f in model.read_only for o in ops])
+    return order, steps
+
+
+def _is_linearization(model: SequentialModel, ops: tuple[Operation, ...], order: list[int]) -> bool:
+    """Every ok op once, info ops at most once; no op before one that returned before its
+    call; the model accepts each in turn (the info ops left out: never took effect)."""
+    if len(set(order)) != len(order) or any(ops[p].ret is not None for p in set(range(len(ops))) - set(order)):
+        return False
+    placed = [ops[p] for p in order]
+    for k, o in enumerate(placed):
+        if any(later.ret is not None and later.ret < o.call for later in placed[k + 1:]):
+            return False
+    state = model.init
+    for o in placed:
+        state = model.step(state, o)
+        if state is None:
+            return False
+    return True
+
+
+@needs_compiled
+@settings(max_examples=300)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=4))), st.booleans())
+def test_it_finds_a_linearization_exactly_when_there_is_one(case: tuple[str, tuple], native: bool) -> None:
+    """Against brute force, part by part, with the model's rules done in C (`step_kinds`) and
+    with the model's compiled steps called: an order when and only when one exists, and a
+    real one (checked here from scratch, not by the `witnessed` that guards it in use)."""
+    name, history = case
+    model = MODELS[name]
+    for _, ops in partition(model, pair(history)):
+        expected = brute_force_operations(model, ops)
+        order, _ = _raw(model, ops, native=native)
+        note(f"brute force: {expected}, compiled: {order}")
+        assert (order is not None) is expected
+        if order is not None:
+            assert _is_linearization(model, ops, order)
+
+
+VALUES = st.sampled_from((None, 0, 1, "", "x", "xy", "y"))
+
+
+@needs_compiled
+@settings(max_examples=300)
+@given(model_name=st.sampled_from(("register", "cas-register", "kv")),
+       f=st.sampled_from(("read", "get", "write", "put", "cas", "append", "frob")),
+       value=VALUES, other=VALUES, ok=st.booleans(), state=VALUES)
+def test_its_steps_are_the_models(model_name: str, f: str, value: Any, other: Any, ok: bool, state: Any) -> None:
+    """The register and kv rules done in C accept an op in a state exactly when the model's
+    compiled step does: an ok op alone, from that state; an info op followed by a read of
+    what the model says it leaves (taken where it changes the state, else left out)."""
+    model = MODELS[model_name]
+    if f == "append":
+        value = value if isinstance(value, str) else "z"
+        state = state if state is None or isinstance(state, str) else "s"
+    op_input = (value, other) if f == "cas" else (None if f in ("read", "get") else value)
+    output = value if f in ("read", "get") and ok else None
+    op = Operation(id=0, process=0, f=f, key=None, input=op_input, output=output, call=0, ret=1 if ok else None)
+    after = model.stepper(op)((state,))
+    if ok:
+        order, _ = _raw(model, (op,), native=True, init=(state,))
+        assert (order == [0]) is (after is not None)
+        return
+    effect = after is not None and after != (state,)
+    read = Operation(id=1, process=1, f="read", key=None, input=None,
+                     output=after[0] if effect else state, call=2, ret=3)
+    order, _ = _raw(model, (op, read), native=True, init=(state,))
+    assert order == ([0, 1] if effect else [1])
+
+
+def _concurrent_writes(n: int) -> tuple[Operation, ...]:
+    """n writes of one register all in flight at once, then a read of the first."""
+    ops = [Operation(id=i, process=i, f="write", key="k", input=i, output=None, call=i, ret=n + i) for i in range(n)]
+    ops.append(Operation(id=n, process=n, f="read", key="k", input=None, output=0, call=2 * n, ret=2 * n + 1))
+    return tuple(ops)
+
+
+@needs_compiled
+def test_it_is_not_asked_where_many_ops_are_in_flight_and_gives_up_at_its_budget() -> None:
+    model = MODELS["register"]
+    ops = _concurrent_writes(8)  # 3.5 others in flight at a write's call, on average
+    assert _raw(model, ops, native=True, max_overlap=2.0) == (None, 0)
+    assert straight_through(model, "k", ops) is None
+    order, steps = _raw(model, ops, native=True, budget=5)
+    assert order is None and steps == 5
+    shown = straight_through(model, "k", ops, budget=10**6, max_overlap=math.inf)
+    assert shown is not None and shown.valid is True
+    assert shown.linearization[-2:] == (0, 8)  # the write read last, then the read
+
+
+@needs_compiled
+def test_an_error_in_a_step_is_raised_not_swallowed() -> None:
+    def boom(op: Operation) -> Any:
+        def step(state: Any) -> Any:
+            raise ValueError("a step failed")
+        return step
+
+    from attrs import evolve
+
+    model = evolve(MODELS["register"], compile_op=boom, step_kinds=None)
+    with pytest.raises(ValueError, match="a step failed"):
+        straight_through(model, "k", _concurrent_writes(3))
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=40, processes=3))))
+def test_the_verdict_does_not_depend_on_it(case: tuple[str, tuple]) -> None:
+    """The same verdict with the compiled search as without it (asked of parts of at least
+    `WITNESS_FROM` ops: these histories have some)."""
+    name, history = case
+    model = MODELS[name]
+    with_it = check(model, history, minimize=False)
+    saved = compiled_module.cwgl
+    compiled_module.cwgl = None
+    try:
+        without = check(model, history, minimize=False)
+    finally:
+        compiled_module.cwgl = saved
+    assert with_it.valid == without.valid
