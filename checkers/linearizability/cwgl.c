@@ -13,10 +13,18 @@
  * was is not taken (as good as never taking effect). An info op (no return) never has to be
  * linearized: the search ends when every ok op is.
  *
- * The model stays Python: a step is a call of the op's compiled step (`compile_op`), a state
- * any hashable value compared with ==. The answer is only an order: the caller checks it from
+ * States stay Python objects (any hashable value, compared with ==). The register and kv ops
+ * are stepped here by the rules of values.py's `_COMPILERS` (the model's `step_kinds`; a test
+ * checks they agree), any other model's by calling the op's compiled step (`compile_op`).
+ * A part is searched only if on average at most `max_overlap` other ok ops are in flight at
+ * an ok op's call (else it would backtrack: compiled.py). The answer is only an order: the
+ * caller checks it from
  * scratch (`witness.witnessed`) before it counts, and on no answer (the step budget spent, or
  * no order found) decides the part the Python way, so this code can cost time, never a verdict.
+ *
+ * One file of ~700 lines, past the project's ~400, because it is one extension module: the
+ * memo, the register and kv step rules, the search and the module's glue, each short, which
+ * split across files would need headers and a build of several sources for no reader's gain.
  *
  * No global state, no clock, no randomness: the same arguments give the same answer. (The
  * memo's slots depend on the states' hashes, which for str vary with PYTHONHASHSEED; what the
