@@ -81,7 +81,7 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
         stepper, read_only = model.stepper, model.read_only
         found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, None,
                                          [stepper(o) for o in ordered], [o.f in read_only for o in ordered])
-    order, taken, _ = found
+    order, taken = found
     if order is None:
         return None
     line = tuple([ordered[p] for p in order])

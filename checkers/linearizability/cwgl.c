@@ -459,7 +459,7 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
 }
 
 /* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)
- *   -> (positions in linearization order | None, steps taken, configurations failed)
+ *   -> (positions in linearization order | None, steps taken)
  * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
  * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
  * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
@@ -648,10 +648,10 @@ first_linearization(PyObject *module, PyObject *args)
         }
         PyList_SET_ITEM(order, d, position);
     }
-    result = Py_BuildValue("(Nnn)", order, taken, s.memo.used);
+    result = Py_BuildValue("(Nn)", order, taken);
     goto done;
 give_up:
-    result = Py_BuildValue("(Onn)", Py_None, taken, s.memo.used);
+    result = Py_BuildValue("(On)", Py_None, taken);
 done:
     Py_XDECREF(state);
     if (calls != NULL && rets != NULL) {
@@ -669,7 +669,7 @@ done:
 static PyMethodDef methods[] = {
     {"first_linearization", first_linearization, METH_VARARGS,
      "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)\n"
-     "-> (order | None, steps taken, configurations failed)\n\n"
+     "-> (order | None, steps taken)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {NULL, NULL, 0, NULL},
 };

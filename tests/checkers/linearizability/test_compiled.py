@@ -40,9 +40,9 @@ def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, in
     start = model.init if init is None else init
     if native:
         assert model.step_kinds is not None
-        order, steps, _ = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.step_kinds), None, None)
+        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.step_kinds), None, None)
     else:
-        order, steps, _ = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
+        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
                                                   [model.stepper(o) for o in ops], [o.f in model.read_only for o in ops])
     return order, steps
 
