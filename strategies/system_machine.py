@@ -2,7 +2,7 @@
 
 Past the 400-line guideline on purpose: a RuleBasedStateMachine is read as one piece (its rules,
 preconditions and invariants side by side, as in Hypothesis's own examples); the checks it makes
-are the run layer's (campaign/run/), not copies.
+are the judge's (campaign/judge/checks/), not copies.
 
 Rules carry Cassandra's and the CEP's names: node-driven operations (`bootstrap` — join,
 `decommission` — leave, `move`, `replace`, `removenode`) and the operator's `cancel_sequence`,
@@ -13,12 +13,17 @@ the current virtual time through the cluster's step API (`Cluster.begin_operatio
 `crash`, ...) and lets 10 ms of virtual time pass. Operations, cancels, crashes and restarts
 take `pick`: an index into the nodes they can act on now, so no step is spent on a refusal.
 
-Invariants after every step (the checkers and judge pieces the campaign uses, not new ones):
-every node's log is a prefix of the longest and no epoch holds two entries and no entry id is
-committed twice and the commit history is linearizable (`checkers.logs.check_logs`, with the
-spec justifying every rejection); each live node's metadata equals the spec's replay of the log
-up to its epoch (`campaign.run.judge.spec_view` against `impl.cluster.metadata_view`); no applied
-epoch goes backwards; no apply failure; the client history so far is linearizable (kv model).
+Invariants after every step: one per incremental check of the judge (campaign/judge/checks/,
+`Check.incremental`), run on what the cluster has observed so far (`Cluster.observe()`) with a
+spec replay that grows with the log — the very checks a campaign's judge runs, so the machine
+and the campaign cannot disagree about a run: conflicting epochs, apply failures, the log
+invariants (the spec justifying every rejection), the commit history, the clients (kv model,
+with Cassandra's weaker promises), the trace invariants (barrier, fencing, quorum, streaming),
+the spec's refinement of the log, each node's metadata against the spec at its epoch, and
+durability (stale reads with writes at ALL; lost writes whenever the cluster is quiet). Named
+`check_NN_<check>`: Hypothesis runs invariants in name order, and the number keeps the judge's
+(most fundamental first). The checks that need a finished run (the final metadata's invariants,
+liveness, the CMS's size) do not run here: the machine's cluster never finishes.
 
 Swarm testing: `boot` draws which rule families and which operations are enabled, and the
 preconditions keep the others off, so one example crashes nodes a lot and the next never.
@@ -48,17 +53,20 @@ from hypothesis import target as _target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.histories import check_clients, commit_attempts, log_entry
-from campaign.run.judge import SpecReplay, spec_start, spec_view, violation_line
+from campaign.judge.check import Check, CheckResult
+from campaign.judge.checks import CHECKS
+from campaign.judge.context import Context, log_entry
+from campaign.judge.replay import SpecReplay, spec_start
 from campaign.run.variants import engine_for
-from checkers.logs import NodeLog, check_logs, longest
+from checkers.logs import LogEntry, NodeLog
 from impl.bugs import check_names
 from impl.bus import Latency, NetworkFaults
 from impl.client_workload import ClientOp
-from impl.cluster import Cluster, metadata_view
+from impl.cluster import Cluster
 from impl.entry import Entry, canonical_json
 from impl.scenario import Operation
 from impl.sim.clock import ms_to_ns
+from observed.run import Observed
 from strategies.operations import schema_change_docs
 
 NODES = ("n1", "n2", "n3", "n4", "n5")
@@ -133,13 +141,14 @@ class SystemMachine(RuleBasedStateMachine):
         self.fixes: frozenset[str] = frozenset()
         self.dc_of: dict[str, str] = {}
         # what the invariants have seen (they only look again when something happened)
-        self._seen_events = -1
-        self._seen_clients = 0
+        # what the checks have seen (they only look again when something happened)
+        self._seen: tuple[int, int] = (-1, -1)
+        self._results: dict[str, CheckResult] = {}
+        self._context: Context | None = None
         self._replay: SpecReplay | None = None
-        self._views: dict[int, str] = {}
-        self._checked: dict[str, Any] = {}
-        self._log_entries: dict[Entry, Any] = {}
+        self._log_entries: dict[Entry, LogEntry] = {}
         self._outcomes = 0
+        self._clients_seen = 0
         self._lag = 0
         self._margin = 9
 
@@ -224,6 +233,7 @@ class SystemMachine(RuleBasedStateMachine):
         """Run the cluster `ms` of virtual time on (0: the events of this instant)."""
         c = self.c
         c.run_until(c.clock.now + ms_to_ns(ms))
+        self._steer()
 
     def _network(self) -> None:
         self.c.set_network(NetworkFaults(loss=self.loss, latency=self.latency, reorder=self.reorder,
@@ -424,97 +434,42 @@ class SystemMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------ invariants
 
-    @invariant()
-    def system_invariants(self) -> None:
-        """All of them in one place, in the order of the module docstring, so that each step is
-        looked at once (the checks are costlier than the steps)."""
-        if self.cluster is None:
-            return
-        c = self.c
-        if c.trace.total == self._seen_events:
-            return
-        self._seen_events = c.trace.total
-        assert not c.conflicts, f"two entries at one epoch: {c.conflicts[0]}"
-        assert not c.apply_failures, f"apply failure: {c.apply_failures[0]}"
-        assert not c.epoch_regressions, f"applied epoch went backwards: {c.epoch_regressions[0]}"
-        self._check_logs()
-        self._check_holdings()
-        self._check_clients()
-        self._steer()
+    # ------------------------------------------------------------ the judge's checks
 
-    def _node_logs(self) -> tuple[Any, ...]:
+    def judged(self, check: Check) -> CheckResult:
+        """What `check` finds in what the cluster has observed so far (looked at again only
+        when something happened: the checks cost more than the steps)."""
+        if self.cluster is None:
+            return CheckResult()
+        c = self.c
+        seen = (c.trace.total, c.clock.now)
+        if seen != self._seen:
+            self._seen, self._results = seen, {}
+            observed = c.observe()
+            self._context = Context(c.scenario, observed, fixes=self.fixes, timeout_s=20.0, replay=self.replay,
+                                    logs=self._node_logs(observed))
+        if check.name not in self._results:
+            assert self._context is not None
+            self._results[check.name] = check(self._context)
+        return self._results[check.name]
+
+    def _node_logs(self, observed: Observed) -> tuple[NodeLog, ...]:
         memo = self._log_entries
-        out = []
-        for nid in self.c.node_ids:
-            disk = self.c.disks[nid]
-            entries = []
-            for e in sorted(disk.entries):
-                entry = disk.entries[e]
-                le = memo.get(entry)
-                if le is None:
-                    le = memo[entry] = log_entry(entry.epoch, entry.entry_id, entry.kind, entry.transformation)
-                entries.append(le)
-            out.append(NodeLog(node=nid, entries=tuple(entries)))
-        return tuple(out)
+        return tuple(NodeLog(node=n.id, entries=tuple(memo[e] if e in memo else memo.setdefault(e, log_entry(e))
+                                                      for e in n.entries)) for n in observed.nodes)
 
     @property
     def replay(self) -> SpecReplay:
         assert self._replay is not None
         return self._replay
 
-    def _check_logs(self) -> None:
-        logs = self._node_logs()
-        reference = longest(logs)
-        log = reference.entries if reference is not None else ()
-        # the spec's replay of the committed log, extended by the entries not replayed yet (from
-        # any node: one that installed a snapshot holds no entries below it)
-        replay = self.replay
-        done = replay.final.epoch
-        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > done}
-        new: list[Any] = []
-        while done + 1 + len(new) in held:
-            new.append(held[done + 1 + len(new)])
-        replay.extend(new)
-        assert not replay.refused, f"the spec refuses the committed log: {replay.refused[0]}"
-        full = not log or log[0].epoch == replay.start.epoch + 1
-        attempts = commit_attempts([op for op in self.c.history.ops if op.f == "commit"])
-        verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
-                             initial_epoch=replay.start.epoch)
-        assert verdict.valid is True, "log invariant: " + "; ".join(
-            violation_line(v) for v in verdict.evidence[:3])
-
-    def _check_holdings(self) -> None:
-        for nid in self.c.node_ids:
-            node = self.c.nodes.get(nid)
-            if node is None:
-                continue
-            meta = node.log.metadata
-            if self._checked.get(nid) is meta:
-                continue
-            epoch = node.log.applied
-            state = self.replay.states.get(epoch)
-            if state is None:
-                continue  # ahead of the longest log's replay: cannot happen once logs are prefixes
-            if epoch not in self._views:
-                self._views[epoch] = spec_view(state)
-            have = metadata_view(meta)
-            assert have == self._views[epoch], (
-                f"metadata differs from the spec's replay of the log: {nid} at epoch {epoch}")
-            self._checked[nid] = meta
-
-    def _check_clients(self) -> None:
-        ops = [op for op in self.c.history.ops if op.f != "commit"]
-        if len(ops) == self._seen_clients:
-            return
-        self._seen_clients = len(ops)
-        for op in ops:
-            if op.type in ("ok", "fail", "info"):
-                event(f"client {op.f} {op.type}")
-        verdict = check_clients(ops, timeout_s=20.0)
-        assert verdict.valid is not False, f"client history not linearizable: {verdict.cause}"
-
     def _steer(self) -> None:
+        """Statistics and `target()` observations for Hypothesis (after every step)."""
         c = self.c
+        for call in c.history.clients[self._clients_seen:]:
+            if call.outcome is not None:
+                event(f"client {call.f} {call.outcome}")
+        self._clients_seen = sum(1 for call in c.history.clients if call.outcome is not None)
         live = [n for n in c.nodes.values() if n is not None]
         if not live:
             return
@@ -527,9 +482,28 @@ class SystemMachine(RuleBasedStateMachine):
             margin = up - (len(members) // 2 + 1)
             if margin >= 0:
                 self._margin = min(self._margin, margin)
-        for _node, op, outcome in c.operation_outcomes[self._outcomes:]:
-            event(f"{op} {outcome.split(':')[0]}")
+        for ended in c.operation_outcomes[self._outcomes:]:
+            event(f"{ended.op} {ended.outcome.split(':')[0]}")
         self._outcomes = len(c.operation_outcomes)
+
+
+def _invariant(check: Check) -> Any:
+    """One `@invariant` that asserts `check` finds nothing, named after it (Hypothesis runs
+    invariants in the order of their names: the number keeps `CHECKS`' order, most fundamental
+    first)."""
+
+    def judge_check(self: SystemMachine) -> None:
+        result = self.judged(check)
+        assert result.valid, f"{check.name}: {result.causes[0].text}"
+
+    judge_check.__name__ = f"check_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
+    judge_check.__doc__ = check.doc
+    return invariant()(judge_check)
+
+
+for _check in CHECKS:
+    if _check.incremental:
+        setattr(SystemMachine, _invariant(_check).__name__, _invariant(_check))
 
 
 __all__ = ["SystemMachine"]  # what a printed counterexample needs

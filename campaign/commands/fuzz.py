@@ -32,7 +32,7 @@ from campaign.fuzz import FAIL_FAST, MAX_SECONDS, StopReason, plan, run_campaign
 from campaign.report.aggregate import class_of, fixes_of, operations_line
 from campaign.run.findings import KnownFinding, known_finding
 from campaign.run.focus import NO_FOCUS, Focus
-from campaign.run.record import INT64_MAX, RunRecord
+from campaign.run.record import INT64_MAX, RunRecord, replay_file_command
 from campaign.store import CampaignDir
 
 
@@ -286,7 +286,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
         finding = _known(first)
         tag = f"KNOWN {finding.id} ({finding.klass})" if finding is not None else "FAIL"
         where = out / first["failure_file"] if first.get("failure_file") else None
-        command = shlex.join(["tcmcheck", "replay", str(where)]) if where is not None else first["replay"]
+        command = replay_file_command(where) if where is not None else first["replay"]
         click.echo(f"{tag}: {len(hits)} × {cls} (first: {first['kind']} seed {first['seed']})")
         click.echo(f"  {command}")
         if finding is not None:

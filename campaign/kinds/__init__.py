@@ -13,7 +13,6 @@ pure function of its `RunSpec`. A new kind is one module with these five functio
 
 from __future__ import annotations
 
-import json
 import random
 import time
 import traceback
@@ -26,8 +25,8 @@ from attrs import frozen
 from campaign.errors import BadInput
 from campaign.formats.fields import describe
 from campaign.formats.jsonio import in_file, load_json, parsing
+from campaign.judge import cause as C
 from campaign.kinds import refine, sim, stateful
-from campaign.run import cause as C
 from campaign.run.focus import NO_FOCUS, Focus
 from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunRecord, RunSpec
@@ -135,7 +134,7 @@ def _record(run: int, spec: RunSpec, outcome: Outcome, duration_s: float) -> Run
         coverage["operations_ended"] = {name[len(sim.OPERATION_COUNTER):]: n for name, n in outcome.counters
                                         if name.startswith(sim.OPERATION_COUNTER)}
     return RunRecord(run=run, spec=spec if not outcome.valid else spec.with_case(None), outcome=outcome,
-                     duration_s=round(duration_s, 4), coverage=json.dumps(coverage, sort_keys=True))
+                     duration_s=round(duration_s, 4), coverage=coverage)
 
 
 def load_failure(path: str | Path) -> RunSpec:

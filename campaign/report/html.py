@@ -13,7 +13,6 @@ The header says what the campaigns focused on. Sizes, wrapping and legends: camp
 from __future__ import annotations
 
 import html
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from campaign.report.aggregate import operation_shares
 from campaign.report.plotting import KNOWN, NEW, OK
 from campaign.report.timelines import timelines
 from campaign.run.findings import known_finding
+from campaign.run.record import replay_file_command
 
 MAX_CAUSES = 25
 """Cause classes in the causes chart (the most frequent; the table below lists them all)."""
@@ -299,5 +299,5 @@ def _focus(s: dict[str, Any]) -> str:
 def replay_of(f: dict[str, Any], base: dict[str, Path]) -> str:
     """The command that replays a failure: its failure file's, or the row's own (older campaigns)."""
     if f.get("failure_file"):
-        return shlex.join(["tcmcheck", "replay", str(base.get(f.get("dir") or "", Path(".")) / f["failure_file"])])
+        return replay_file_command(base.get(f.get("dir") or "", Path(".")) / f["failure_file"])
     return str(f.get("replay") or "")

@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 
 from attrs import frozen
 
-from checkers.protocol.events import ProtocolTrace
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
 from checkers.quorum.from_spec import locked_barriers
 from checkers.quorum.levels import barrier_rule
 from checkers.quorum.model import LockedBarrier
+from observed.protocol import ProtocolTrace
 from spec.consistency import ConsistencyLevel
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from checkers.protocol.events import Cell, ProtocolTrace, Store, WritePlan
 from checkers.protocol.placements import Placements
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
 from checkers.quorum.levels import write_rule
+from observed.cells import Cell
+from observed.protocol import ProtocolTrace, Store, WritePlan
 from spec.consistency import ConsistencyLevel
 
 STRICT = ("join", "leave", "move")

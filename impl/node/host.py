@@ -22,6 +22,8 @@ from impl.settings import Settings
 from impl.sim.decisions import Decisions
 from impl.sim.events import Event, EventQueue
 from impl.trace import Trace
+from observed.protocol import Event as ProtocolEvent
+from observed.run import ApplyFailure
 
 
 class Sends(Protocol):
@@ -74,7 +76,7 @@ class World(Protocol):
         """The operator's `nodetool cms reconfigure` is done (the membership is `target`)."""
 
     @property
-    def apply_failures(self) -> list[tuple[str, int, str]]: ...
+    def apply_failures(self) -> list[ApplyFailure]: ...
 
     def is_up(self, node_id: str) -> bool: ...
 
@@ -113,7 +115,7 @@ class Polls(Protocol):
 class Emits(Protocol):
     """ProtocolLog's face (impl/protocol.py)."""
 
-    def emit(self, kind: str, *fields: Any) -> None: ...
+    def emit(self, kind: type[ProtocolEvent], /, **fields: Any) -> None: ...
 
 
 class StoresHints(Protocol):

@@ -169,10 +169,16 @@ def test_refine_reports_placements_that_differ(monkeypatch: pytest.MonkeyPatch) 
 def test_a_judge_verdict_of_invalid_fails_the_sim_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from attrs import evolve
 
+    from campaign.judge import cause as C
+    from campaign.judge.check import CheckResult
+
     real = sim_kind.judge
 
     def doctored(scenario: Any, result: Any, **kwargs: Any) -> Any:
-        return evolve(real(scenario, result, **kwargs), refinement=("epoch 3: doctored",))
+        judgement = real(scenario, result, **kwargs)
+        refusal = CheckResult(causes=(C.spec_replay("epoch 3: doctored"),))
+        return evolve(judgement, results=tuple((c, refusal if c.name == "refinement" else r)
+                                               for c, r in judgement.results))
 
     monkeypatch.setattr(sim_kind, "judge", doctored)
     records = F.campaign(2, 0, kinds=("sim",), workers=1, fail_fast=True)

@@ -1,5 +1,5 @@
-"""Progress checks of the CMS's membership in a run that settled, under Cassandra's rule that the
-CMS changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfiguration.py):
+"""Check `cms`: the CMS's membership in a run that settled, under Cassandra's rule that the CMS
+changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfiguration.py):
 
 - **CMS undersized.** With the CEP's sizing policy as the CMS's replication (the default), the
   last *sizing point* — the operator's first `nodetool cms reconfigure`, a committed
@@ -24,13 +24,14 @@ CMS changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfigu
 
 from __future__ import annotations
 
-import json
-
-from campaign.run import cause as C
-from campaign.run.cause import Cause
-from impl.cluster import RunResult
+from campaign.judge import cause as C
+from campaign.judge.cause import Cause
+from campaign.judge.check import Check, CheckResult
+from campaign.judge.context import Context
+from campaign.judge.progress import settled
 from impl.cms.placement import policy_size
 from impl.scenario import Scenario
+from observed.run import Observed
 from spec.cms import CMSStepKind
 from spec.invariants import cms_additions_in_directory, cms_is_consistent
 from spec.metadata import ClusterMetadata
@@ -41,10 +42,15 @@ liveness, as the deciding node saw it, unknown (conviction: phi 8, about 18.4 me
 intervals, 20-30 rounds in the simulator)."""
 
 
-def cms_causes(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata],
-               final: ClusterMetadata, settled: bool) -> tuple[Cause, ...]:
+def cms_causes(ctx: Context) -> tuple[Cause, ...]:
+    """Progress failures of the CMS's membership (the module doc); none for a run whose faults
+    did not all heal (a node cut off for good may rightly stop progress)."""
+    scenario, result, final, states = ctx.scenario, ctx.observed, ctx.replay.final, ctx.replay.states
+    if any(p.heal is None for p in scenario.partitions):
+        return ()
     out = list(_removal_refused(result))
-    if not cms_is_consistent(final) and not cms_additions_in_directory(final) and settled and _policy_only(scenario):
+    if not cms_is_consistent(final) and not cms_additions_in_directory(final) \
+            and settled(result, scenario, final) and _policy_only(scenario):
         out.extend(_undersized(scenario, result, states, final))
     return tuple(out)
 
@@ -53,8 +59,9 @@ def _policy_only(scenario: Scenario) -> bool:
     return scenario.cms_size is None and scenario.cms_members is None and not scenario.cms_changes
 
 
-def _removal_refused(result: RunResult) -> tuple[Cause, ...]:
-    for node, op, outcome in result.operations:
+def _removal_refused(result: Observed) -> tuple[Cause, ...]:
+    for ended in result.operations:
+        node, op, outcome = ended.node, ended.op, ended.outcome
         # (a node that was no full CMS member in the view maybeReconfigureCMS decided on, but
         # is one by the PREPARE: Cassandra's PrepareLeave refuses it the same way)
         if op in ("replace", "leave", "remove", "assassinate") and outcome.startswith("rejected") \
@@ -64,35 +71,32 @@ def _removal_refused(result: RunResult) -> tuple[Cause, ...]:
     return ()
 
 
-def _points(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata]
+def _points(scenario: Scenario, result: Observed, states: dict[int, ClusterMetadata]
             ) -> list[tuple[int, int, str, frozenset[str]]]:
     """(time, epoch of the metadata decided on, deciding node, nodes removed) of every sizing point."""
     start = min(states)
     lowest = min((str(n) for n in states[start].cms.reads), default="")
     points = [(scenario.cms_reconfigure_at, start, lowest, frozenset[str]())]
-    finishing = {node for node, op, outcome in result.operations
-                 if op in ("join", "replace", "move") and outcome == "completed"}
+    finishing = {o.node for o in result.operations if o.op in ("join", "replace", "move") and o.outcome == "completed"}
     submitted: dict[str, int] = {}
-    for h in result.commit_history:
-        value = json.loads(h.value)
-        entry = str(value.get("entry_id", ""))
-        if h.type == "invoke":
-            submitted.setdefault(entry, h.time)
-        if h.type != "ok":
+    for c in sorted(result.commits, key=lambda c: c.invoke_index):
+        submitted.setdefault(c.entry_id, c.invoked)
+    for c in sorted(result.commits, key=lambda c: c.complete_index or 0):
+        if c.outcome != "ok":
             continue
-        t = value.get("transformation", {})
-        epoch = int(value.get("epoch", 0))
-        kind = str(t.get("kind", ""))
-        if kind == "PREPARE_CMS_RECONFIGURATION" and epoch - 1 in states:
+        t = c.transformation
+        epoch = int(c.epoch or 0)
+        entry = c.resent_as or c.entry_id
+        if c.kind == "PREPARE_CMS_RECONFIGURATION" and epoch - 1 in states:
             # decided when submitted (maybeReconfigureCMS takes its down nodes from the failure
             # detector then), not when the result came back: a lost SubmitResult retried for
             # seconds would put an earlier reconfiguration after a later one
-            points.append((submitted.get(entry, h.time), epoch - 1, entry.split(":")[0],
-                           frozenset(t.get("remove", [])) | _removed_by(states.get(epoch))))
-        elif kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
+            points.append((submitted.get(entry, c.completed or 0), epoch - 1, entry.split(":")[0],
+                           frozenset(t.get("remove", ())) | _removed_by(states.get(epoch))))
+        elif c.kind in ("FINISH_JOIN", "FINISH_REPLACE", "FINISH_MOVE") and t.get("node") in finishing \
                 and epoch in states and states[epoch].cms.reconfiguration is None:
             # (with a reconfiguration in progress, ensureCMSPlacement's commit is rejected: logged)
-            points.append((h.time, epoch, str(t.get("node")), frozenset()))
+            points.append((c.completed or 0, epoch, str(t.get("node")), frozenset()))
     return sorted(points)
 
 
@@ -113,7 +117,7 @@ def _down_near(scenario: Scenario, node: str, t: int, margin: int, processes: se
     return False
 
 
-def _undersized(scenario: Scenario, result: RunResult, states: dict[int, ClusterMetadata],
+def _undersized(scenario: Scenario, result: Observed, states: dict[int, ClusterMetadata],
                 final: ClusterMetadata) -> tuple[Cause, ...]:
     if not final.cms.initialized:
         return ()
@@ -145,4 +149,13 @@ def _undersized(scenario: Scenario, result: RunResult, states: dict[int, Cluster
                        f"of {len(joined_then)} joined nodes, {len(candidates)} candidates)"),)
 
 
-__all__ = ["cms_causes"]
+def check(ctx: Context) -> CheckResult:
+    causes = cms_causes(ctx)
+    return CheckResult(causes=causes, summary={"liveness": [c.text for c in causes]})
+
+
+CHECK = Check(name="cms", family="liveness", incremental=False, check=check,
+              doc="the CMS reaches the size its sizing policy asks for, and no removal is refused for a "
+                  "CMS member the operator path should have reconfigured away")
+
+__all__ = ["CHECK", "cms_causes"]

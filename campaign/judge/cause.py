@@ -5,15 +5,17 @@ same strings as before this value existed, so older campaigns and files read the
 is what two failures share when they are taken to be the same bug: failures are grouped by it,
 shrinking keeps it, and a known finding (campaign/run/findings.py) is matched on it. It is set by
 the code that found the failure, which knows which part of the line is the run's detail (a
-range, an epoch, a node, a step number) — nothing parses the text back. `family` names the check
-that failed (the first word of the text, roughly), for filters and reports.
+range, an epoch, a node, a step number) — nothing parses the text back. `family` names the kind
+of check that failed (the first word of the text, roughly; one of `FAMILIES`), for filters and
+reports.
 
 The constructors below are the only places the texts are made.
 """
 
 from __future__ import annotations
 
-from attrs import frozen
+from attrs import field, frozen
+from attrs.validators import in_
 
 FAMILIES = ("crash", "error", "refine", "quorum", "conflict", "apply", "logs", "history", "clients",
             "spec-replay", "holdings", "durability", "liveness", "stateful", "trace")
@@ -22,7 +24,7 @@ FAMILIES = ("crash", "error", "refine", "quorum", "conflict", "apply", "logs", "
 
 @frozen(kw_only=True)
 class Cause:
-    family: str
+    family: str = field(validator=in_(FAMILIES))
     klass: str
     """What failures of one bug share (see the module doc)."""
     text: str
@@ -114,7 +116,7 @@ def history(verdict_cause: str) -> Cause:
 
 
 # the clients' verdict causes the judge gives a violation Cassandra documents or a known
-# finding explains (campaign/run/clients.py)
+# finding explains (campaign/judge/checks/clients.py)
 REGULAR = "regular: every read at ONE saw each write completed before it began"
 """The clients' cause for writes at ALL and reads at ONE that are not linearizable but regular."""
 

@@ -1,28 +1,24 @@
-"""What became of an acknowledged client write the judge found lost or missed by a read: the
-evidence of a durability cause, even when the client history is linearizable.
+"""What became of an acknowledged client write behind a durability cause: the evidence of a lost
+write, a stale read or replicas that disagree at the end, even when the client history is
+linearizable.
 
-The issue asks, for `durability: lost write ...` and the stale reads the judge reports: the key
-with its keyspace, the acknowledged write (value, level, coordinator, the replicas that
-acknowledged it, the coordinator's epoch), what each replica holds at the end, and the streams
-and hints that carried it or did not. All of it is in a run's result: the protocol trace
-(impl/protocol.py: the write's plan, acknowledgements, every store of a cell and how it came —
-mutation, hint, read_repair, repair, stream — and the hints stored), `final_cells` (each write
-replica's disk at the end), `hints_left` and `streams` (what each remove/replace streamed).
-Which writes: checkers/protocol/durability.py's report (`lost`, `stale`), as the judge used it.
+For each write followed: the key with its keyspace, the write (value, level, coordinator, the
+replicas that acknowledged it, the coordinator's epoch), what each write replica holds at the
+end, and the streams and hints that carried it or did not — all read off the run's observations
+(observed/): the protocol trace (the write's plan, acknowledgements, every store of a cell and
+how it came — mutation, hint, read_repair, repair, stream — and the hints stored), the end's
+cells, the hints still stored and what each remove/replace streamed. Which writes: the
+durability check's (campaign/judge/checks/durability.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import frozen
 
-from checkers.protocol.durability import DurabilityReport
-from checkers.protocol.events import ProtocolTrace
-
-if TYPE_CHECKING:  # why not at run time: the report loads this module's values, and no impl
-    from impl.cluster import RunResult
+from observed.protocol import ProtocolTrace
+from observed.run import Observed
 
 MAX_FATES = 3
 """Writes followed per run (the first ones the report names; the cause line counts the rest)."""
@@ -33,8 +29,9 @@ class WriteFate:
     """One acknowledged write and where it went."""
 
     kind: str
-    """`lost write` (no replica holds it or a newer cell at the end, no hint carries it) or
-    `stale read` (a read that began after it was acknowledged missed it)."""
+    """`lost write` (no replica holds it or a newer cell at the end, no hint carries it),
+    `stale read` (a read that began after it was acknowledged missed it) or `stale replica`
+    (the newest write of a key some live read replica lacks at a quiet end)."""
     key: str
     """`keyspace/key`."""
     value: int
@@ -100,32 +97,20 @@ class WriteFate:
                    read=None if read is None else (read["value"], read["invoked_ns"]))
 
 
-def write_fates(result: RunResult, trace: ProtocolTrace, report: DurabilityReport,
-                klasses: Sequence[str]) -> tuple[WriteFate, ...]:
-    """The fates of the writes behind the run's durability causes (`klasses`: the causes'
-    classes): its lost writes when a lost-write class is among them, the writes its stale
-    reads missed when `durability: stale read` is (the first `MAX_FATES` of each)."""
-    wanted: list[tuple[str, str, str, int, tuple[int | None, int] | None]] = []
-    if any(k.startswith("durability: lost") for k in klasses):
-        wanted += [("lost write", w.keyspace, w.key, w.value, None) for w in report.lost[:MAX_FATES]]
-    if "durability: stale read" in klasses:
-        wanted += [("stale read", s.keyspace, s.key, s.missed_value, (s.read_value, s.read_at))
-                   for s in report.stale[:MAX_FATES]]
-    return tuple(_fate(result, trace, *w) for w in wanted)
-
-
-def _fate(result: RunResult, trace: ProtocolTrace, kind: str, ks: str, key: str, value: int,
-          read: tuple[int | None, int] | None) -> WriteFate:
+def write_fate(observed: Observed, trace: ProtocolTrace, kind: str, ks: str, key: str, value: int,
+               read: tuple[int | None, int] | None = None) -> WriteFate:
+    """Where the write of `value` to `ks/key` went: its plan and acknowledgements, every store of
+    it, what each write replica holds at the end, the streams of its range, its hints."""
     plan = next((p for p in trace.write_plans if p.keyspace == ks and p.key == key and p.value == value), None)
     base: dict[str, Any] = {"kind": kind, "key": f"{ks}/{key}", "value": value, "read": read}
     stored = tuple((s.node, s.via, s.t) for s in trace.stores if (s.keyspace, s.key, s.value) == (ks, key, value))
-    held = tuple((r, None if ts < 0 else v, up, is_read) for fks, fkey, cells in result.final_cells
-                 if (fks, fkey) == (ks, key) for r, ts, v, up, is_read in cells)
+    held = tuple((c.replica, None if c.holds_nothing else c.value, c.up, c.read_replica)
+                 for k in observed.cells if (k.keyspace, k.key) == (ks, key) for c in k.cells)
     hints = [f"for {h.target} held by {h.coord} ({h.reason}) at {_s(h.t)} s" for h in trace.hint_stores
              if (h.keyspace, h.key, h.value) == (ks, key, value)]
-    left = [f"for {target} still held by {holder} at the end" for holder, target, hks, hkey, _, v in result.hints_left
-            if (hks, hkey, v) == (ks, key, value)]
-    base.update(stored=stored, held=held, streams=_streams(result, ks, key, value), hints=tuple(hints + left))
+    left = [f"for {h.target} still held by {h.holder} at the end" for h in observed.hints
+            if (h.keyspace, h.key, h.value) == (ks, key, value)]
+    base.update(stored=stored, held=held, streams=_streams(observed, ks, key, value), hints=tuple(hints + left))
     if plan is None:
         return WriteFate(**base)
     acks = tuple(a.replica for a in trace.write_acks if (a.coord, a.rid) == (plan.coord, plan.rid))
@@ -134,16 +119,17 @@ def _fate(result: RunResult, trace: ProtocolTrace, kind: str, ks: str, key: str,
                      acknowledged_by=acks, acknowledged_ns=done.t if done is not None else None)
 
 
-def _streams(result: RunResult, ks: str, key: str, value: int) -> tuple[str, ...]:
+def _streams(observed: Observed, ks: str, key: str, value: int) -> tuple[str, ...]:
     out = []
-    for rec in result.streams:
+    for rec in observed.streams:
         if rec.keyspace != ks:
             continue
-        for k, dest_cell, cells in rec.cells:
-            if k != key:
+        for streamed in rec.keys:
+            if streamed.key != key:
                 continue
+            dest_cell = streamed.at_destination
             source = f"from {', '.join(rec.sources)}" if rec.sources else "from nobody (no other replica held it)"
-            on_disk = any(v == value for _, v in cells)
+            on_disk = any(v == value for _, v in streamed.on_disks)
             carried = "carried it" if dest_cell is not None and dest_cell[1] == value else (
                 f"did not carry it ({rec.destination} then held {_value(dest_cell[1] if dest_cell else None)}"
                 + ("; a disk still held it then" if on_disk else "") + ")")
@@ -160,4 +146,4 @@ def _s(ns: int) -> str:
     return f"{ns / 1e9:.3f}"
 
 
-__all__ = ["MAX_FATES", "WriteFate", "write_fates"]
+__all__ = ["MAX_FATES", "WriteFate", "write_fate"]

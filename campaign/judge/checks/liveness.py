@@ -1,30 +1,34 @@
-"""Progress checks of a run that settled: safety held, but did the cluster get anywhere?
+"""Check `liveness`: a finished run's progress — safety held, but did the cluster get anywhere?
 
 An operation that never finished although its barrier could be met, an operation its node gave
 up with its sequence left in the metadata, a live node behind the committed log, a commit
-request never answered, and the CMS's membership (campaign/run/cms_liveness.py). Each is reported only when the
-run's faults healed and the stall is not the fault's (a CMS without a majority rightly stops).
-An operation whose streaming failed on a peer that crashed or was cut off is Cassandra's halt, left to the
-operator (impl/node/streaming.py), not a failure.
+request never answered (the CMS's membership is check `cms`, campaign/judge/checks/cms.py). Each
+is reported only when the run's faults healed and the stall is not the fault's (a CMS without a
+majority rightly stops). An operation whose streaming failed on a peer that crashed or was cut
+off is Cassandra's halt, left to the operator (impl/node/streaming.py), not a failure. Its
+evidence: each operation still in progress, its last step, the barrier it waits at and the
+nodes down or behind it.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from campaign.run import cause as C
-from campaign.run.cause import Cause
-from campaign.run.cms_liveness import cms_causes
-from impl.cluster import RunResult
+from campaign.judge import cause as C
+from campaign.judge.cause import Cause
+from campaign.judge.check import Check, CheckResult
+from campaign.judge.context import Context
+from campaign.judge.evidence import Evidence, Stuck, topology_steps
+from campaign.judge.progress import cms_majority_up, committed_at, patience
 from impl.scenario import Scenario
+from observed.protocol import BarrierPass, BarrierStart, StepSubmit
+from observed.run import Observed
 from spec.metadata import ClusterMetadata
 
 
-def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
-             states: dict[int, ClusterMetadata]) -> tuple[Cause, ...]:
-    """Progress failures of a run whose faults all healed (the generated ones always do);
-    `final` is the spec's metadata after the committed log, `states` after each epoch."""
+def liveness(ctx: Context) -> tuple[Cause, ...]:
+    """Progress failures of a run whose faults all healed (the generated ones always do)."""
+    scenario, result, final = ctx.scenario, ctx.observed, ctx.replay.final
     out: list[Cause] = []
     if any(p.heal is None for p in scenario.partitions):
         return ()  # a node cut off for good may rightly stop progress (a down node is not cut off)
@@ -32,26 +36,25 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
     # that needs it (a barrier, a stream source) rightly waits for ever
     processes = {n.id for n in result.nodes}
     ghosts = [n.id for n in final.directory if n.id not in processes and n.state.value != "LEFT"]
-    s = scenario.settings
-    patience = s.submit_timeout_ns * (s.max_submit_attempts + 1)
+    wait = patience(scenario)
     # why a CMS majority up: without one nothing commits, so no operation can take a step
     # (a CMS of two with a member dead for good); that stall is the fault's, not a bug
     # (Paxos needs a quorum of the read members and one of the write members: a member joining
     # the write set that died stops every commit, e.g. during the CMS's first growth)
-    up_now = {n.id for n in result.nodes if n.up}
-    cms_up = all(len(group & up_now) * 2 > len(group) for group in (final.cms.reads, final.cms.writes))
+    cms_up = cms_majority_up(result, final)
     blocked_on_dead = _cms_addition_dead(scenario, final)
-    for node, op, could in () if ghosts or not cms_up or blocked_on_dead else result.unfinished:
+    for u in () if ghosts or not cms_up or blocked_on_dead else result.unfinished:
+        node, op, could = u.node, u.op, u.could_finish
         # why the age: under lasting loss each step may wait out lost commit answers (the
         # driver's watchdog is this patience), so a slow operation still taking steps near the
         # end of an unquiet run is not stuck (the mutants' control seed 148)
         # (its age runs from its last committed step, or from its start: one begun near the end
         # of the run had no patience's worth of time to be stuck in)
         began = max((o.at for o in scenario.operations if o.node == node), default=0)
-        if could and (result.quiescent or result.end_time - max(_last_step(result, node), began) > patience):
+        if could and (result.quiescent or result.end_time - max(_last_step(result, node), began) > wait):
             out.append(C.liveness("operation stuck", f"{op} on {node} never finished (its barrier could be met)"))
     out.extend(_abandoned(scenario, result, final))
-    committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
+    committed = committed_at(result)
     if not result.quiescent:
         # why the age: an entry committed just before the end has not had time to spread
         # why `reachable`: a node catches up from the CMS (tcm/FetchCMSLog.java's Handler reads
@@ -61,27 +64,20 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
         # for good are lost to it: fuzz seed 777002996)
         reachable = result.final_epoch if cms_up else max((n.applied_epoch for n in result.nodes if n.up), default=0)
         behind = [n.id for n in result.nodes if n.up and n.applied_epoch < reachable
-                  and result.end_time - committed_at.get(n.applied_epoch + 1, result.end_time) > patience]
+                  and result.end_time - committed.get(n.applied_epoch + 1, result.end_time) > wait]
         if behind:
             out.append(C.liveness("live node not applying", f"{', '.join(behind)} behind epoch "
                                   f"{reachable} at the end"))
     # why the age: a request is answered (or given up as info) within its attempts' timeouts;
     # one sent just before the end has not had that time
-    open_: dict[int, int] = {}
-    for h in result.commit_history:
-        if h.type == "invoke":
-            open_[h.process] = h.time
-        else:
-            open_.pop(h.process, None)
-    stalled = [t for t in open_.values() if result.end_time - t > patience]
+    stalled = [c for c in result.commits if c.outcome is None and result.end_time - c.invoked > wait]
     if stalled and all(c.restart is not None for c in scenario.crashes):
         out.append(C.liveness("commit never completed", f"{len(stalled)} request(s) open for more than "
-                              f"{patience // 1_000_000_000} s at the end"))
-    out.extend(cms_causes(scenario, result, states, final, _settled(result, final, committed_at, patience)))
+                              f"{wait // 1_000_000_000} s at the end"))
     return tuple(out)
 
 
-def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+def _abandoned(scenario: Scenario, result: Observed, final: ClusterMetadata) -> tuple[Cause, ...]:
     """An operation that its (live) node gave up as failed while its sequence is still in the
     final metadata: nobody drives it on, and its locks hold the ranges for ever (Cassandra
     leaves that to the operator; an operation fails like this only on a wrong view, such as a
@@ -92,7 +88,8 @@ def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) ->
     moved = _replaced_elsewhere(scenario)
     out = []
     crashed = {c.node for c in scenario.crashes}
-    for node, op, outcome in result.operations:
+    for ended in result.operations:
+        node, op, outcome = ended.node, ended.op, ended.outcome
         seq_node = target.get(node) if op == "remove" else node
         if outcome.startswith(_STREAM_PEER_DOWN) and seq_node in left:
             # Cassandra's streaming fails on a peer that is down and leaves the sequence to the
@@ -159,28 +156,64 @@ def _replaced_elsewhere(scenario: Scenario) -> set[str]:
             and o.target in where and tuple(o.location) != where[o.target]}
 
 
-def _settled(result: RunResult, final: ClusterMetadata, committed_at: dict[Any, int], patience: int) -> bool:
-    """Quiescent, or nothing committed for a submission's whole patience although a majority of
-    the CMS read members is up (a CMS that lost its majority rightly stops: the fault's stall)."""
-    up = {n.id for n in result.nodes if n.up}
-    last = max(committed_at.values(), default=0)
-    # (the read members only: a reconfiguration that waits for ever on a down member it added to
-    # the write set stops every commit, which is what the CMS check must see)
-    majority = len(final.cms.reads & up) * 2 > len(final.cms.reads)
-    return result.quiescent or (result.end_time - last > patience and majority)
-
-
-def _last_step(result: RunResult, node: str) -> int:
+def _last_step(result: Observed, node: str) -> int:
     """When a topology step (PREPARE_/START_/MID_/FINISH_) the node submitted last committed."""
     last = 0
-    for h in result.commit_history:
-        if h.type == "ok":
-            value = json.loads(h.value)
-            if str(value.get("entry_id", "")).startswith(f"{node}:") and str(
-                    value.get("transformation", {}).get("kind", "")).startswith(("PREPARE_", "START_", "MID_", "FINISH_")):
-                last = h.time
+    for c in sorted(result.commits, key=lambda c: c.complete_index or 0):
+        if c.outcome == "ok" and c.entry_id.startswith(f"{node}:") \
+                and c.kind.startswith(("PREPARE_", "START_", "MID_", "FINISH_")):
+            last = c.completed or 0
     return last
 
 
+# --- the evidence ---
 
-__all__ = ["liveness"]
+
+def stuck_evidence(observed: Observed) -> Evidence:
+    """Each operation in progress at the end: its last step, the barrier it waits at, and the
+    nodes down or behind the barrier's epoch."""
+    trace = observed.protocol_trace()
+    last_step: dict[str, tuple[str, str]] = {}  # driver -> (kind, entry id)
+    open_barrier: dict[str, tuple[str, int]] = {}
+    committed = {c.entry_id for c in observed.commits if c.outcome == "ok"}
+    for e in observed.protocol:
+        if isinstance(e, StepSubmit):
+            last_step[e.driver] = (e.kind, e.entry_id)
+            open_barrier.pop(e.driver, None)
+        elif isinstance(e, BarrierStart):
+            open_barrier[e.driver] = (e.step, e.wait_for)
+        elif isinstance(e, BarrierPass):
+            open_barrier.pop(e.driver, None)
+    applied = {n.id: (n.up, n.applied_epoch) for n in observed.nodes}
+    stuck = []
+    for u in observed.unfinished:
+        barrier = open_barrier.get(u.node)
+        if barrier is not None:
+            waiting = tuple(n for n, (up, epoch) in sorted(applied.items()) if not up or epoch < barrier[1])
+        else:
+            waiting = tuple(n for n, (up, _) in sorted(applied.items()) if not up)
+        kind, entry = last_step.get(u.node, (None, None))
+        stuck.append(Stuck(node=u.node, op=u.op, last_step=kind, committed=entry in committed, barrier=barrier,
+                           waiting_on=waiting, could_finish=u.could_finish))
+    first = min((s.t for s in trace.steps), default=0)
+    return Evidence(anomaly="liveness", stuck=tuple(stuck),
+                    steps=topology_steps(observed.commits, 0, observed.end_time, after_ns=first),
+                    final_epoch=observed.final_epoch)
+
+
+def check(ctx: Context) -> CheckResult:
+    causes = liveness(ctx)
+    summary = {"liveness": [c.text for c in causes]}
+    if not causes:
+        return CheckResult(summary=summary)
+    evidence = stuck_evidence(ctx.observed) if ctx.observed.unfinished else None
+    return CheckResult(causes=causes, evidence=evidence, summary=summary)
+
+
+CHECK = Check(name="liveness", family="liveness", incremental=False, check=check,
+              doc="a run whose faults healed makes progress: operations finish, nodes catch up, "
+                  "commit requests are answered")
+
+
+
+__all__ = ["CHECK", "liveness", "stuck_evidence"]
