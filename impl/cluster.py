@@ -42,7 +42,7 @@ from impl.trace import Trace
 from impl.views import metadata_view
 from observed.cells import StreamedKey, StreamRecord
 from observed.frozen import FrozenMap
-from observed.protocol import Apply
+from observed.protocol import Applied
 from observed.run import ApplyFailure, Holding, Install, Observed, OperationEnd
 
 
@@ -191,7 +191,7 @@ class Cluster:
 
     def observe_apply(self, node_id: str, entry: Entry | None, snap: Snapshot | None) -> None:
         node = self.nodes.get(node_id)
-        self.protocol.emit(Apply, node=node_id, epoch=entry.epoch if entry is not None else
+        self.protocol.emit(Applied, node=node_id, epoch=entry.epoch if entry is not None else
                            snap.epoch if snap is not None else 0)
         chain = node.log.chain if node is not None else ""
         if entry is not None:
@@ -221,7 +221,7 @@ class Cluster:
         """A node came back on its disk: its epoch and its metadata are checked as at an install."""
         self._advance_applied(node.id, node.log.applied, "restarted at")
         self.hold(node.id, node.log.metadata, node.log.applied, "restart")
-        self.protocol.emit(Apply, node=node.id, epoch=node.log.applied)
+        self.protocol.emit(Applied, node=node.id, epoch=node.log.applied)
 
     # --- the step API: a driver (strategies/system_machine.py) adds events as it goes ---
 

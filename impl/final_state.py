@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from impl.data.partitioner import token as token_of
 from impl.node.progress_barrier import satisfied
 from impl.views import disk_applied, disk_chain
-from observed.cells import Hint, KeyCells, ReplicaCell
+from observed.cells import KeyCells, ReplicaCell, StoredHint
 from observed.run import Holding, NodeResult, Observed, Unfinished
 
 if TYPE_CHECKING:
@@ -109,11 +109,11 @@ def _cells(c: Cluster) -> tuple[KeyCells, ...]:
     return tuple(out)
 
 
-def _hints(c: Cluster) -> tuple[Hint, ...]:
+def _hints(c: Cluster) -> tuple[StoredHint, ...]:
     out = []
     for holder in c.node_ids:
         for target, hints in sorted(c.disks[holder].hints.items()):
-            out += [Hint(holder=holder, target=target, keyspace=h.keyspace, key=h.key, timestamp=h.timestamp,
+            out += [StoredHint(holder=holder, target=target, keyspace=h.keyspace, key=h.key, timestamp=h.timestamp,
                          value=h.value) for h in hints]
     return tuple(out)
 

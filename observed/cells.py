@@ -52,7 +52,7 @@ class KeyCells:
 
 
 @frozen(kw_only=True)
-class Hint:
+class StoredHint:
     """A hint still stored at the end."""
 
     holder: str
@@ -101,4 +101,4 @@ class StreamRecord:
     """Each key of the keyspace in the range."""
 
 
-__all__ = ["NOTHING", "Cell", "Hint", "KeyCells", "ReplicaCell", "StreamRecord", "StreamedKey"]
+__all__ = ["NOTHING", "Cell", "StoredHint", "KeyCells", "ReplicaCell", "StreamRecord", "StreamedKey"]

@@ -18,7 +18,7 @@ from attrs import fields, frozen
 
 
 @frozen(kw_only=True)
-class Apply:
+class Applied:
     """A node applied an entry or a snapshot, or restarted, and is at `epoch` now."""
 
     t: int
@@ -295,12 +295,12 @@ class RepairSessionDone:
     """completed, or `failed: why`"""
 
 
-Event = (Apply | StepSubmit | BarrierStart | BarrierPass | WritePlan | WriteAck | WriteDone | ReadPlan
+Event = (Applied | StepSubmit | BarrierStart | BarrierPass | WritePlan | WriteAck | WriteDone | ReadPlan
          | ReadSpeculate | ReadResp | ReadResolve | ReadRepair | ReadRepairAck | ReadDone | Serve | Store
          | StreamServe | HintStore | HintDeliver | RepairSessionStart | SyncTask | RepairSessionDone)
 
 KINDS: tuple[tuple[str, type[Any]], ...] = (
-    ("applies", Apply), ("steps", StepSubmit), ("barrier_starts", BarrierStart),
+    ("applies", Applied), ("steps", StepSubmit), ("barrier_starts", BarrierStart),
     ("barrier_passes", BarrierPass), ("write_plans", WritePlan), ("write_acks", WriteAck),
     ("write_dones", WriteDone), ("read_plans", ReadPlan), ("read_speculates", ReadSpeculate),
     ("read_resps", ReadResp), ("read_resolves", ReadResolve), ("read_repairs", ReadRepair),
@@ -315,7 +315,7 @@ KINDS: tuple[tuple[str, type[Any]], ...] = (
 class ProtocolTrace:
     """A run's events grouped by kind, each group in the order the simulation took them."""
 
-    applies: tuple[Apply, ...] = ()
+    applies: tuple[Applied, ...] = ()
     steps: tuple[StepSubmit, ...] = ()
     barrier_starts: tuple[BarrierStart, ...] = ()
     barrier_passes: tuple[BarrierPass, ...] = ()
@@ -352,7 +352,7 @@ def field_names(kind: type[Any]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
 
 
-__all__ = ["KINDS", "Apply", "BarrierPass", "BarrierStart", "Event", "HintDeliver", "HintStore",
+__all__ = ["KINDS", "Applied", "BarrierPass", "BarrierStart", "Event", "HintDeliver", "HintStore",
            "ProtocolTrace", "ReadDone", "ReadPlan", "ReadRepair", "ReadRepairAck", "ReadResolve", "ReadResp",
            "ReadSpeculate", "RepairSessionDone", "RepairSessionStart", "Serve", "StepSubmit", "Store",
            "StreamServe", "SyncTask", "WriteAck", "WriteDone", "WritePlan", "field_names"]

@@ -10,7 +10,7 @@ from typing import Any
 from attrs import frozen
 
 from observed.calls import ClientCall, CommitCall, history_of
-from observed.cells import Hint, KeyCells, StreamRecord
+from observed.cells import KeyCells, StoredHint, StreamRecord
 from observed.entry import Entry
 from observed.frozen import FrozenMap
 from observed.history import Op
@@ -120,7 +120,7 @@ class Observed:
     cells: tuple[KeyCells, ...] = ()
     """Every client key's write replicas and what their disks hold, in the final placement of the
     most advanced live node."""
-    hints: tuple[Hint, ...] = ()
+    hints: tuple[StoredHint, ...] = ()
     """Every hint still stored."""
 
     @property

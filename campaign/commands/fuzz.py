@@ -28,6 +28,7 @@ from campaign.commands.progress import OPEN_ENDED, CampaignProgress
 from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.registry import make_engine
 from campaign.errors import BadInput, IOFailure
+from campaign.formats.text import counted
 from campaign.fuzz import FAIL_FAST, MAX_SECONDS, StopReason, plan, run_campaign, run_seed
 from campaign.report.aggregate import class_of, fixes_of, operations_line
 from campaign.run.findings import KnownFinding, known_finding
@@ -273,7 +274,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
     new = [r for r in failing if _known(r) is None]
     per_kind = ", ".join(f"{k} {sum(1 for r in rows if r['kind'] == k)}" for k in kinds)
     again = f", {resumed} of them from before --resume" if resumed else ""
-    click.echo(f"{len(rows)} runs ({per_kind}{again}), {len(failing)} failed "
+    click.echo(f"{counted(len(rows), 'run')} ({per_kind}{again}), {len(failing)} failed "
                f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
     if focus:
         click.echo(f"focus: {focus.text()}; {operations_line(rows)}")

@@ -21,6 +21,7 @@ from campaign.judge.evidence import Evidence
 from campaign.judge.judgement import judge
 from campaign.kinds.sim_generator import generate
 from campaign.run.operations import operations_of
+from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunSpec
 from campaign.run.variants import planted
 from impl.cluster import run_scenario
@@ -78,6 +79,14 @@ def operation_counters(ended: Sequence[OperationEnd]) -> dict[str, int]:
         key = f"{OPERATION_COUNTER}{e.op} {e.outcome.split(':')[0].split(' ')[0]}"
         out[key] = out.get(key, 0) + 1
     return out
+
+
+def done(outcome: Outcome) -> dict[str, Any]:
+    """What the run did, not only what its case asked for: the protocol paths it took
+    (campaign/run/paths.py) and how its operations ended."""
+    return {"paths": paths(outcome.counters),
+            "operations_ended": {name[len(OPERATION_COUNTER):]: n for name, n in outcome.counters
+                                 if name.startswith(OPERATION_COUNTER)}}
 
 
 def parse(case: Any) -> None:
@@ -140,4 +149,4 @@ def coverage(case: dict[str, Any]) -> dict[str, Any]:
             "operations": dict(sorted(ops.items()))}
 
 
-__all__ = ["OPERATION_COUNTER", "SimPayload", "check", "payload", "coverage", "generate", "operation_counters", "parse", "size", "steps"]
+__all__ = ["OPERATION_COUNTER", "SimPayload", "check", "done", "payload", "coverage", "generate", "operation_counters", "parse", "size", "steps"]

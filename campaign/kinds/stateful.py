@@ -44,6 +44,11 @@ def generate(rng: random.Random, focus: Focus = NO_FOCUS) -> dict[str, Any]:
     return {"machine": machine, "examples": EXAMPLES[machine], "steps": STEPS}
 
 
+def done(outcome: Outcome) -> dict[str, Any]:
+    """Nothing beyond what the case asked for (sim's counts the paths its run took)."""
+    return {}
+
+
 def parse(case: Any) -> None:
     """BadInput for a case a stateful run could not take."""
     parse_case(case)
@@ -178,5 +183,5 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
                    counters=(("steps", taken),), details=details)
 
 
-__all__ = ["MACHINES", "check", "coverage", "generate", "machine_class", "parse", "parse_case", "program",
+__all__ = ["done", "MACHINES", "check", "coverage", "generate", "machine_class", "parse", "parse_case", "program",
            "run_counted", "run_machine", "size"]

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from attrs import frozen
 
 from observed.calls import ClientCall, completed
-from observed.cells import NOTHING, Cell, Hint, KeyCells
+from observed.cells import NOTHING, Cell, KeyCells, StoredHint
 from observed.protocol import ProtocolTrace, WritePlan
 
 
@@ -54,7 +54,7 @@ class DurabilityReport:
 
 
 def check_durability(trace: ProtocolTrace, clients: Sequence[ClientCall], cells: Iterable[KeyCells],
-                     hints: Iterable[Hint], directory: frozenset[str]) -> DurabilityReport:
+                     hints: Iterable[StoredHint], directory: frozenset[str]) -> DurabilityReport:
     """`clients`: the run's client calls; `cells`: per key what each write replica holds at the
     end; `hints`: the hints still stored; `directory`: the final directory (a hint for a node
     that left carries nothing any more)."""

@@ -19,7 +19,7 @@ from checkers.protocol import (
 )
 from checkers.protocol.barrier import allowed_level
 from observed import protocol as events
-from observed.cells import Hint, KeyCells, ReplicaCell
+from observed.cells import KeyCells, ReplicaCell, StoredHint
 from spec.operations import Join
 from spec.replication import SimpleStrategy
 from tests.calls import client_calls
@@ -34,7 +34,7 @@ T = 120  # a token of (100, 150]
 P = Placements(STATES)
 
 
-KIND = {"apply": events.Apply, "step_submit": events.StepSubmit, "write_plan": events.WritePlan,
+KIND = {"apply": events.Applied, "step_submit": events.StepSubmit, "write_plan": events.WritePlan,
         "write_ack": events.WriteAck, "write_done": events.WriteDone, "read_plan": events.ReadPlan,
         "read_resp": events.ReadResp, "read_resolve": events.ReadResolve, "read_repair": events.ReadRepair,
         "read_repair_ack": events.ReadRepairAck, "read_done": events.ReadDone, "serve": events.Serve,
@@ -177,7 +177,7 @@ def test_streaming_a_mid_that_leaves_an_acknowledged_write_below_its_level() -> 
 def test_durability_lost_means_no_replica_holds_it_and_no_hint_carries_it(
         final: tuple[Any, ...], hints: tuple[Any, ...], lost: bool) -> None:
     t = trace(*write(2, "AB"))
-    report = check_durability(t, ACKED, cells(*final), [Hint(holder=h[0], target=h[1], keyspace=h[2], key=h[3],
+    report = check_durability(t, ACKED, cells(*final), [StoredHint(holder=h[0], target=h[1], keyspace=h[2], key=h[3],
                                                              timestamp=h[4], value=h[5]) for h in hints],
                               frozenset({"n1", "n2"}))
     assert bool(report.lost) is lost
