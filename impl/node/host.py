@@ -30,8 +30,10 @@ class Sends(Protocol):
     def send(self, src: str, dst: str, msg: Message) -> None: ...
 
 
-class World(Protocol):
-    """Read-only members (properties), so that concrete classes match structurally."""
+class Simulated(Protocol):
+    """What the cluster and each node both hand their parts: the run's settings, counters,
+    message trace, history, decisions and metadata executor. Read-only members (properties),
+    so that concrete classes match structurally."""
 
     @property
     def settings(self) -> Settings: ...
@@ -50,6 +52,10 @@ class World(Protocol):
 
     @property
     def executor(self) -> Executor: ...
+
+
+class World(Simulated, Protocol):
+    """What a node needs from the simulated cluster around it, besides `Simulated`."""
 
     @property
     def queue(self) -> EventQueue: ...
@@ -135,7 +141,9 @@ class Liveness(Protocol):
     def downtime(self, peer_id: str) -> int: ...
 
 
-class Host(Protocol):
+class Host(Simulated, Protocol):
+    """What a node's parts need from the node that composes them, besides `Simulated`."""
+
     @property
     def id(self) -> str: ...
 
@@ -147,24 +155,6 @@ class Host(Protocol):
 
     @property
     def world(self) -> World: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def counters(self) -> dict[str, int]: ...
-
-    @property
-    def trace(self) -> Trace: ...
-
-    @property
-    def history(self) -> History: ...
-
-    @property
-    def decisions(self) -> Decisions: ...
-
-    @property
-    def executor(self) -> Executor: ...
 
     @property
     def disk(self) -> Disk: ...
