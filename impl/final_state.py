@@ -86,14 +86,16 @@ def _cells(c: Cluster) -> tuple[KeyCells, ...]:
     """Per client key, what every write replica holds on its disk, up or down, in the most
     advanced live node's metadata."""
     live = [n for n in c.nodes.values() if n is not None]
-    if not live or not c.scenario.clients:
+    # (the keyspaces the clients used: a scenario's workloads, or what a driver's step API sent)
+    keyspaces = sorted({cw.keyspace for cw in c.scenario.clients} | {call.keyspace for call in c.history.clients})
+    if not live or not keyspaces:
         return ()
     meta = max(live, key=lambda n: n.log.applied).log.metadata
     if not hasattr(meta, "read_replicas"):
         return ()
     keys = c.history.client_keys()
     out = []
-    for ks in sorted({cw.keyspace for cw in c.scenario.clients}):
+    for ks in keyspaces:
         if ks not in getattr(meta, "keyspaces", {}):
             continue
         for key in keys:

@@ -21,7 +21,7 @@ invariants (the spec justifying every rejection), the commit history, the client
 with Cassandra's weaker promises), the trace invariants (barrier, fencing, quorum, streaming),
 the spec's refinement of the log, each node's metadata against the spec at its epoch, and
 durability (stale reads with writes at ALL; lost writes whenever the cluster is quiet). Named
-`check_NN_<check>`: Hypothesis runs invariants in name order, and the number keeps the judge's
+`judge_NN_<check>`: Hypothesis runs invariants in name order, and the number keeps the judge's
 (most fundamental first). The checks that need a finished run (the final metadata's invariants,
 liveness, the CMS's size) do not run here: the machine's cluster never finishes.
 
@@ -63,6 +63,7 @@ from impl.bugs import check_names
 from impl.bus import Latency, NetworkFaults
 from impl.client_workload import ClientOp
 from impl.cluster import Cluster
+from impl.data.partitioner import token as token_of
 from impl.entry import Entry, canonical_json
 from impl.scenario import Operation
 from impl.sim.clock import ms_to_ns
@@ -90,7 +91,10 @@ SCHEMA_CHANGES = schema_change_docs(("ks1",), DCS, new_keyspace=False)
 """Schema changes on ks1 from the shared generator (strategies/cases.py), whose small name pools
 make the CEP's race (CREATE TABLE with a user type against DROP TYPE) come up often."""
 
-TOKENS = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
+KEY_TOKENS = tuple(token_of(k) for k in KEYS)
+TOKENS = st.one_of(st.sampled_from(KEY_TOKENS), st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1))
+"""Where a join or a move lands: half the time on a client key's token (the node takes that key
+over, so its data must move: what the data-path checks look at), else anywhere on the ring."""
 DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
 PICK = st.integers(0, 7)
 STEP_MS = 10
@@ -115,7 +119,20 @@ class SystemMachine(RuleBasedStateMachine):
     PLANTED: frozenset[str] = frozenset()
     """Switches (impl/bugs.py) this class plants: `boot` draws exactly this value."""
     FIXES: frozenset[str] = frozenset()
+    FOCUS: tuple[frozenset[str], frozenset[str]] | None = None
+    """(rule families, operations) every example has on, and no others (`focused`); None: drawn."""
     """Proposed fixes (spec/fixes.py) for spec and impl: `boot` draws exactly this value."""
+
+    @classmethod
+    def focused(cls, families: frozenset[str], operations: frozenset[str] = frozenset()) -> type[SystemMachine]:
+        """A machine class whose examples all have exactly these rule families and operations on
+        (the cluster, levels and steps still drawn): aimed at one part, as `tcmcheck fuzz --focus`
+        aims a campaign. Its printed programs construct `SystemMachine()` (the values are
+        `boot`'s)."""
+        assert families and families <= frozenset(FAMILIES), families
+        assert operations <= frozenset(OPERATIONS), operations
+        return type("SystemMachine", (cls,), {"FOCUS": (frozenset(families), frozenset(operations)),
+                                              "__module__": cls.__module__})
 
     @classmethod
     def planted(cls, mutants: frozenset[str] = frozenset(),
@@ -148,7 +165,7 @@ class SystemMachine(RuleBasedStateMachine):
         self._replay: SpecReplay | None = None
         self._log_entries: dict[Entry, LogEntry] = {}
         self._outcomes = 0
-        self._clients_seen = 0
+        self._clients_seen: set[int] = set()
         self._lag = 0
         self._margin = 9
 
@@ -161,8 +178,11 @@ class SystemMachine(RuleBasedStateMachine):
         rf=st.integers(1, 3),
         cms=st.sampled_from(["auto", 1, 3]),
         snapshot_interval=st.sampled_from([100, 10, 3]),
-        families=st.frozensets(st.sampled_from(FAMILIES), min_size=1),
-        operations=st.frozensets(st.sampled_from(OPERATIONS), min_size=1),
+        # (drawn, or the class's focus: flatmap so that the printed program shows the value)
+        families=st.runner().flatmap(lambda m: st.frozensets(st.sampled_from(FAMILIES), min_size=1)
+                                     if m.FOCUS is None else st.just(m.FOCUS[0])),
+        operations=st.runner().flatmap(lambda m: st.frozensets(st.sampled_from(OPERATIONS), min_size=1)
+                                       if m.FOCUS is None else st.just(m.FOCUS[1])),
         levels=st.sampled_from(CL_PAIRS),
         # why flatmap to just: the printed program shows the value, not this expression
         mutants=st.runner().flatmap(lambda m: st.just(m.PLANTED)),
@@ -466,10 +486,10 @@ class SystemMachine(RuleBasedStateMachine):
     def _steer(self) -> None:
         """Statistics and `target()` observations for Hypothesis (after every step)."""
         c = self.c
-        for call in c.history.clients[self._clients_seen:]:
-            if call.outcome is not None:
+        for call in c.history.clients:
+            if call.outcome is not None and call.process not in self._clients_seen:
+                self._clients_seen.add(call.process)
                 event(f"client {call.f} {call.outcome}")
-        self._clients_seen = sum(1 for call in c.history.clients if call.outcome is not None)
         live = [n for n in c.nodes.values() if n is not None]
         if not live:
             return
@@ -494,9 +514,13 @@ def _invariant(check: Check) -> Any:
 
     def judge_check(self: SystemMachine) -> None:
         result = self.judged(check)
-        assert result.valid, f"{check.name}: {result.causes[0].text}"
+        if not result.valid:
+            # every other check that fails on the same observation too, as the judge would list them
+            also = [r.causes[0].text for c in CHECKS if c.incremental and c is not check
+                    for r in (self.judged(c),) if not r.valid]
+            raise AssertionError(result.causes[0].text + "".join(f"; also failing now: {t}" for t in also))
 
-    judge_check.__name__ = f"check_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
+    judge_check.__name__ = f"judge_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
     judge_check.__doc__ = check.doc
     return invariant()(judge_check)
 

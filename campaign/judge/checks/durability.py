@@ -11,15 +11,19 @@ end state; this check says which of them fail a run, with their evidence).
   purpose: a write still in flight may be seen by one read at ONE and not by a later one (reads
   at ONE repair nothing), which is Cassandra's semantics. Last write wins by the coordinator's
   clock, so not with clock skew.
-- **Lost write** (any level but ANY, a quiet end): no write replica holds it or a newer cell at
-  the end (up or down: a disk outlives a crash), and no hint for a node still in the directory
-  carries it — neither hints nor repair can bring it back; `durability: lost by a single-source
+- **Lost write** (any level but ANY, whenever the run is observed): no write replica holds it or
+  a newer cell (up or down: a disk outlives a crash), and no hint for a node still in the
+  directory carries it — neither hints nor repair can bring it back. Sound on a running cluster
+  too: a write is on its replicas' disks before they acknowledge it, a hint is kept until its
+  target acknowledged it, and a range movement streams before its MID while the nodes giving a
+  range up stay write replicas until FINISH; `durability: lost by a single-source
   stream` when a faithful remove/replace stream from one source explains every lost write
   (finding `remove-replace-single-source`).
 
 Its evidence: each write behind a cause, followed from its plan to the end
-(campaign/judge/write_fate.py). A running cluster is never quiet, so in the stateful machine only
-stale reads are judged, and lost writes once it has settled.
+(campaign/judge/write_fate.py). The stateful machine judges lost writes after every step (its
+scenario declares no workloads, so the ALL-only rules, which read the workloads' levels, do not
+apply there).
 """
 
 from __future__ import annotations
@@ -103,9 +107,9 @@ def stale_reads(ctx: Context) -> tuple[tuple[Cause, Followed], ...]:
 
 
 def report(ctx: Context) -> DurabilityReport:
-    """Stale versus lost over the whole run (checkers/protocol/durability.py), at a quiet end."""
+    """Stale versus lost over the run so far (checkers/protocol/durability.py)."""
     observed = ctx.observed
-    if not observed.protocol or not observed.cells or not observed.quiescent:
+    if not observed.protocol or not observed.cells:
         return DurabilityReport()
     directory = frozenset(n.id for n in ctx.replay.final.directory) if ctx.whole else frozenset(
         n.id for n in observed.nodes)
