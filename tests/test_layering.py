@@ -3,7 +3,8 @@
 Layers, lowest first (DESIGN.md's data flow; docs/extending.md):
 
     spec  <-  impl | checkers  <-  campaign's infrastructure (errors, formats, outputs,
-    spark_session)  <-  the run layer (campaign.run, store, report)  <-  strategies  <-
+    spark_session)  <-  the run layer (campaign.run, store, report) and operator pre-flight
+    (campaign.operator)  <-  strategies  <-
     the run kinds (campaign.kinds)  <-  shrinking, engines, campaigns, the mutant matrix  <-
     the command line
 
@@ -36,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("impl",),
     ("checkers",),
     ("campaign.errors", "campaign.formats", "campaign.outputs", "campaign.spark_session"),
-    ("campaign.run", "campaign.store", "campaign.report"),
+    ("campaign.run", "campaign.store", "campaign.report", "campaign.operator"),
     ("strategies",),
     ("campaign.kinds",),
     ("campaign.shrink", "campaign.engines", "campaign.fuzz", "campaign.mutants"),
