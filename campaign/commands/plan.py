@@ -27,6 +27,7 @@ from typing import Any
 import click
 
 from campaign.errors import BadInput
+from campaign.formats.fields import describe
 from campaign.formats.jsonio import in_file, load_json, parsing
 from campaign.formats.ops import parse_operations
 from campaign.formats.topology import parse_topology
@@ -46,7 +47,7 @@ EXIT = {"proved": 0, "refused": 1, "halts": 1, "counterexample": 1, "unknown": 3
 COMMANDS = ("decommission", "removenode", "replace", "move", "bootstrap")
 MAX_COUNT = 4096
 """The largest `--num-tokens` (Cassandra's num_tokens is far below it)."""
-_INT = re.compile(r"-?[0-9]{1,20}")
+_INT = re.compile(r"-?[0-9]+")
 
 
 def _level(option: str, name: str) -> ConsistencyLevel:
@@ -57,8 +58,11 @@ def _level(option: str, name: str) -> ConsistencyLevel:
 
 
 def _token(text: str, where: str) -> int:
-    if not _INT.fullmatch(text.strip()):
-        raise BadInput(f"{where}: {text!r} is not a token (an integer)")
+    text = text.strip()
+    if not _INT.fullmatch(text):
+        raise BadInput(f"{where}: {describe(text)} is not a token (an integer)")
+    if len(text.lstrip("-")) > 20:
+        raise BadInput(f"{where}: token {describe(text)} is outside the Murmur3 range [-2**63, 2**63-1]")
     value = int(text)
     if not MIN_TOKEN <= value <= MAX_TOKEN:
         raise BadInput(f"{where}: token {value} is outside the Murmur3 range [-2**63, 2**63-1]")

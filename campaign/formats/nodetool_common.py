@@ -50,7 +50,9 @@ OWNS = r"(?:\?|\S+%)"
 TOKEN_TEXT = r"\S+"
 """A token as printed (validated by `token`, so that a non-Murmur3 token gets its own message)."""
 
-_INTEGER = re.compile(r"-?[0-9]{1,20}")
+_INTEGER = re.compile(r"-?[0-9]+")
+_DIGITS = 20
+"""Digits a token may have (2**63 has 19); longer ones are refused before conversion."""
 
 
 def token(text: str, where: str) -> int:
@@ -58,6 +60,9 @@ def token(text: str, where: str) -> int:
     if not _INTEGER.fullmatch(text):
         raise BadInput(f"{where}: token {describe(text)} is not a Murmur3 token (an integer): "
                        "tcmcheck models Murmur3Partitioner only")
+    if len(text.lstrip("-")) > _DIGITS:
+        raise BadInput(f"{where}: token {describe(text)} ({len(text.lstrip('-'))} digits) is outside the Murmur3 "
+                       "range [-2**63, 2**63-1] (RandomPartitioner's tokens are not modelled)")
     value = int(text)
     if not MIN_TOKEN <= value <= MAX_TOKEN:
         raise BadInput(f"{where}: token {value} is outside the Murmur3 range [-2**63, 2**63-1] "

@@ -127,7 +127,7 @@ def parse_ring(text: str, where: str) -> tuple[RingNode, ...]:
             raise BadInput(f"{at}: not a row of nodetool ring ({COLUMNS}), cut or edited? {shown(line)}")
         if dc is None or not header:
             raise BadInput(f"{at}: a ring row before the {'column header' if dc else 'Datacenter: line'} "
-                           f"({COLUMNS}): is the header missing?")
+                           f"({COLUMNS}): the header is missing")
         rows.append((n, m.group("address"), m.group("rack").strip(), Liveness(m.group("status")),
                      Mode(m.group("state")), token(m.group("token"), at)))
     close()

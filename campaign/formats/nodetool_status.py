@@ -100,7 +100,7 @@ def parse_status(text: str, where: str) -> tuple[StatusNode, ...]:
             raise BadInput(f"{at}: not a line of nodetool status: {shown(line)}")
         if dc is None or layout is None:
             raise BadInput(f"{at}: a node row before the {'table header' if dc else 'Datacenter: line'} "
-                           f"({COLUMNS}): is the header missing?")
+                           f"({COLUMNS}): the header is missing")
         m = layout.match(line)
         if m is None:
             raise BadInput(f"{at}: not a row of nodetool status "

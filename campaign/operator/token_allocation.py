@@ -34,6 +34,7 @@ from campaign.operator.token_allocator import (
     ReplicationAwareAllocator,
     Ring,
 )
+from spec.nodes import Location, NodeId
 from spec.replication import NetworkTopologyStrategy, ReplicationParams, SimpleStrategy
 from spec.tokens import MAX_TOKEN, MIN_TOKEN
 from spec.topology import NodeSpec
@@ -104,4 +105,20 @@ def allocate_tokens(nodes: Sequence[NodeSpec], node: str, dc: str, rack: str, nu
     return tuple(sorted(tokens)), how
 
 
-__all__ = ["DEFAULT_LOCAL_RF", "allocate_tokens", "allocator_name"]
+def grown_cluster(datacenters: Sequence[tuple[str, int, int]], num_tokens: int, *,
+                  local_rf: int = DEFAULT_LOCAL_RF, seed: int = 0) -> tuple[NodeSpec, ...]:
+    """A cluster bootstrapped node by node as Cassandra would allocate it: for each (dc, nodes,
+    racks), nodes `10.<dc index>.0.<i>` on racks r1..rN in turn (for examples, tests and
+    benchmarks; a refusal is a ValueError)."""
+    nodes: list[NodeSpec] = []
+    for d, (dc, count, racks) in enumerate(datacenters, start=1):
+        for i in range(count):
+            node, rack = f"10.{d}.0.{i + 1}", f"r{i % racks + 1}"
+            got = allocate_tokens(nodes, node, dc, rack, num_tokens, local_rf=local_rf, seed=seed + d)
+            if isinstance(got, str):
+                raise ValueError(got)
+            nodes.append(NodeSpec(id=NodeId(node), location=Location(dc=dc, rack=rack), tokens=got[0]))
+    return tuple(nodes)
+
+
+__all__ = ["DEFAULT_LOCAL_RF", "allocate_tokens", "allocator_name", "grown_cluster"]
