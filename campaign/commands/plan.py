@@ -124,8 +124,8 @@ def _cms(value: str | None, topo: Topology) -> list[NodeId] | None:
 @click.option("--write-cl", default="QUORUM", show_default=True, help="Consistency level of writes.")
 @click.option("--window", type=int, default=1, show_default=True, help="Prove epochs at most this many apart.")
 @click.option("--local-dc", default=None, help="Coordinators' DC for LOCAL_* levels (default: every DC).")
-@click.option("--read-dc", default=None, help="Read coordinator's DC (default: --local-dc).")
-@click.option("--write-dc", default=None, help="Write coordinator's DC (default: --local-dc).")
+@click.option("--read-dc", default=None, help="The read coordinator's DC (default: the local DC option).")
+@click.option("--write-dc", default=None, help="The write coordinator's DC (default: the local DC option).")
 @click.option("--progress-barrier-min-cl", default="EACH_QUORUM", show_default=True,
               help="cassandra.yaml's progress_barrier_min_consistency_level.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")

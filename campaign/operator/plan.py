@@ -126,6 +126,8 @@ class Plan:
     """How the operation was read (tokens allocated, the replacement's location, ...)."""
     cms_before: tuple[str, ...]
     cms_after: tuple[str, ...]
+    cms_note: str
+    """What Cassandra may do to the CMS that the plan does not show (ensureCMSPlacement)."""
     steps: tuple[Step, ...]
     refusal: Refusal | None
     halts: str | None
@@ -198,7 +200,7 @@ def make_plan(topology: Topology, topology_doc: dict[str, Any], operation: O.Ope
         transfers=len(transfers), no_source=len(unstreamed), halts=halts, barrier_min_cl=levels.barrier_min_cl,
         read_cl=levels.read_cl)
     return Plan(command=command, node=node, detail=detail, cms_before=tuple(sorted(start.cms.members)),
-                cms_after=tuple(sorted(run.final.cms.members)), steps=steps, refusal=refusal, halts=halts,
+                cms_after=tuple(sorted(run.final.cms.members)), cms_note=_cms_note(command, refusal is not None), steps=steps, refusal=refusal, halts=halts,
                 transfers=transfers, unstreamed=unstreamed, movement=movement, proofs=proofs, overall=overall, findings=findings,
                 not_applying=not_applying, preconditions=_preconditions(command, node),
                 read_cl=levels.read_cl, write_cl=levels.write_cl, window=levels.window)
@@ -357,6 +359,15 @@ def _proofs(history: History, levels: Levels) -> tuple[tuple[Proof, ...], Verdic
                          solver_calls=sum(p.verdict.solver_calls for p in proofs),
                          unknown=any(p.verdict.valid == "unknown" for p in proofs))
     return tuple(proofs), overall
+
+
+def _cms_note(command: str, refused: bool) -> str:
+    """ClusterMetadataService.ensureCMSPlacement runs after the FINISH of a join, a replace and a
+    move (docs/faithfulness.md, "CMS reconfiguration triggers"); the spec proposes none."""
+    if refused or command not in ("bootstrap", "replace", "move"):
+        return ""
+    return ("after FINISH Cassandra runs ClusterMetadataService.ensureCMSPlacement, which reconfigures the CMS if its "
+            "placement (nodetool cms describe: Replication factor) now calls for other members; not planned here")
 
 
 def _preconditions(command: str, node: str) -> tuple[str, ...]:

@@ -63,7 +63,7 @@ def plan_json(plan: Plan, *, ops: list[Any], prove_command: str) -> dict[str, An
             "epoch": plan.refusal.epoch, "kind": plan.refusal.kind, "by": plan.refusal.by,
             "reason": plan.refusal.reason},
         "halts": plan.halts,
-        "cms": {"before": list(plan.cms_before), "after": list(plan.cms_after),
+        "cms": {"before": list(plan.cms_before), "after": list(plan.cms_after), "note": plan.cms_note,
                 "reconfiguration": [s.kind for s in plan.steps if s.phase == "CMS"]},
         "steps": [step_json(s) for s in plan.steps],
         "streaming": [transfer_json(t) for t in plan.transfers],
@@ -138,23 +138,28 @@ def _transfer_lines(transfers: tuple[Transfer, ...]) -> list[str]:
     for (dest, sources), ts in sorted(by_pair.items())[:SHOWN * 2]:
         ranges = sum(len(t.ranges) for t in ts)
         share = sum(t.share for t in ts)
-        src = sources[0] if len(sources) == 1 else f"one of {', '.join(sources)} (tried in this order)"
+        src = sources[0] if len(sources) == 1 else f"one of {', '.join(sources)}"
         keyspaces = ", ".join(sorted({t.keyspace for t in ts}))
         lines.append(f"        to {dest} from {src}: {ranges} range{'s' if ranges != 1 else ''} of {keyspaces} "
                      f"({_pct(share)} of the ring)")
     if len(by_pair) > SHOWN * 2:
         lines.append(f"        ... and {len(by_pair) - SHOWN * 2} more source/destination pairs (--json, --html)")
+    if any(len(sources) > 1 for _, sources in by_pair):
+        lines.append("        (\"one of\": Cassandra streams each range from ONE of them, the first live one by the "
+                     "snitch's proximity; tcmcheck's simulation tries them in this order)")
     return lines
 
 
 def plan_text(plan: Plan, *, ops: list[Any], prove_command: str) -> str:
     out = [f"plan: {plan.detail}", f"  OPS.json: {json.dumps(ops)}"]
-    if plan.cms_before == plan.cms_after:
+    n = sum(1 for s in plan.steps if s.phase == "CMS")
+    if n == 0:
         out.append(f"  CMS: {_set(plan.cms_before)}, unchanged")
     else:
-        n = sum(1 for s in plan.steps if s.phase == "CMS")
         out.append(f"  CMS: {_set(plan.cms_before)} -> {_set(plan.cms_after)}: reconfigured first "
                    f"(ReconfigureCMS.maybeReconfigureCMS), {n} epoch{'s' if n != 1 else ''}")
+    if plan.cms_note:
+        out.append(f"  {plan.cms_note}")
     out += ["", "Steps (each one epoch):"]
     for s in plan.steps:
         out += _step_lines(s, plan.transfers, plan.halts)

@@ -128,10 +128,8 @@ def print_status(cluster: Cluster, version: str, flags: Flags = Flags(), *, rng:
     rng = rng or random.Random(0)
     tokens = _ordered(cluster)
     dcs = sorted({n.dc for n in cluster.nodes})
-    if version == "trunk":
-        per_node = len(cluster.nodes) >= len(tokens)  # hostIDMap.size() < nodesOfTokens => not per node
-    else:
-        per_node = len(dcs) >= len(tokens)  # dcs.size() < tokensToEndpoints.size() => not per node
+    # trunk: hostIDMap.size() < nodesOfTokens => not per node; before: dcs.size() < tokensToEndpoints.size()
+    per_node = len(cluster.nodes) >= len(tokens) if version == "trunk" else len(dcs) >= len(tokens)
     owns_header = "Owns (effective)" if effective else "Owns"
 
     def cells(n: Node) -> list[str]:

@@ -18,7 +18,14 @@ from campaign.operator.cluster import read_cluster, topology_doc, topology_of
 from campaign.operator.describering import compare
 from impl.metadata import Metadata
 from tests.cli.hostile import invoke
-from tests.operator.nodetool_print import Cluster, Flags, print_describering, print_ring, print_schema, printed_id
+from tests.operator.nodetool_print import (
+    Cluster,
+    Flags,
+    print_describering,
+    print_ring,
+    print_schema,
+    printed_id,
+)
 from tests.operator.strategies import clusters, versions
 
 
@@ -69,7 +76,7 @@ Address    Rack        Status State   Load            Owns                Token
 """
 SCHEMA = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': '2'};\n"
 DESCRIBED = """Schema Version:59adb24e-f3cd-3e02-97f0-5b395827453f
-TokenRange: 
+TokenRange:\x20
 \tTokenRange(start_token:-9223372036854775808, end_token:-3074457345618258603, endpoints:[10.0.0.2, 10.0.0.3], rpc_endpoints:[10.0.0.2, 10.0.0.3], endpoint_details:[EndpointDetails(host:10.0.0.2, datacenter:dc1, rack:r1), EndpointDetails(host:10.0.0.3, datacenter:dc1, rack:r1)])
 \tTokenRange(start_token:-3074457345618258603, end_token:3074457345618258602, endpoints:[10.0.0.3, 10.0.0.1], rpc_endpoints:[10.0.0.3, 10.0.0.1], endpoint_details:[EndpointDetails(host:10.0.0.3, datacenter:dc1, rack:r1), EndpointDetails(host:10.0.0.1, datacenter:dc1, rack:r1)])
 \tTokenRange(start_token:3074457345618258602, end_token:-9223372036854775808, endpoints:[10.0.0.1, 10.0.0.2], rpc_endpoints:[10.0.0.1, 10.0.0.2], endpoint_details:[EndpointDetails(host:10.0.0.1, datacenter:dc1, rack:r1), EndpointDetails(host:10.0.0.2, datacenter:dc1, rack:r1)])

@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaign.operator.cluster import read_cluster, topology_doc, topology_of
-from tests.operator.nodetool_print import Cluster, Flags, print_ring, print_schema, print_status, printed_id
+from tests.operator.nodetool_print import (
+    Cluster,
+    Flags,
+    print_ring,
+    print_schema,
+    print_status,
+    printed_id,
+)
 from tests.operator.strategies import clusters, flags, versions
 
 

@@ -51,7 +51,9 @@ def plan_and_prove(tmp_path: Path, doc: dict[str, Any], words: list[str], levels
     plan = json.loads(out)
     ops = put(tmp_path, "ops.json", plan["ops"])
     prove_code, prove_out, _ = invoke(["prove", topo, "--ops", ops, *levels, "--json"])
-    return code, plan, prove_code, json.loads(prove_out)
+    proved = json.loads(prove_out)
+    proved.pop("warnings", None)  # prove's vacuity warnings: the plan gives them per keyspace
+    return code, plan, prove_code, proved
 
 
 @pytest.mark.parametrize("words", OPERATIONS + [["move", "10.1.0.3", "-4611686018427387904"]])

@@ -11,9 +11,20 @@ import random
 
 import pytest
 
-from campaign.operator.murmur3 import JavaPriorityQueue, JavaRandom, java_double_compare, midpoint, size, split
+from campaign.operator.murmur3 import (
+    JavaPriorityQueue,
+    JavaRandom,
+    java_double_compare,
+    midpoint,
+    size,
+    split,
+)
 from campaign.operator.token_allocation import allocate_tokens, grown_cluster
-from campaign.operator.token_allocator import NoReplicationAllocator, ReplicationAwareAllocator, Ring
+from campaign.operator.token_allocator import (
+    NoReplicationAllocator,
+    ReplicationAwareAllocator,
+    Ring,
+)
 from spec.nodes import Location, NodeId
 from spec.replication import SimpleStrategy
 from spec.topology import NodeSpec
