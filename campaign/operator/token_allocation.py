@@ -91,7 +91,11 @@ def allocate_tokens(nodes: Sequence[NodeSpec], node: str, dc: str, rack: str, nu
         value = random.next_long()
         return MAX_TOKEN if value == MIN_TOKEN else value  # Murmur3Partitioner.normalize
 
-    chosen = allocator.add_unit(node, num_tokens, random_token)
+    try:
+        chosen = allocator.add_unit(node, num_tokens, random_token)
+    except IndexError:  # an emptied queue: Cassandra's allocator throws NoSuchElementException there
+        return (f"{allocator_name(replicas)} failed (java.util.NoSuchElementException: a unit's vnode queue ran "
+                f"out while taking {num_tokens} tokens)")
     tokens: list[int] = []
     for t in chosen:
         while t in owners:  # adjustForCrossDatacenterClashes

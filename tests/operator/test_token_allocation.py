@@ -1,13 +1,16 @@
 """Cassandra's token allocation, ported (campaign/operator/token_allocator.py, token_allocation.py).
 
-The pinned cases are what Cassandra's own allocator classes (dht/tokenallocator at trunk, with
-Murmur3Partitioner's midpoint/split/size) returned for the same rings, run once on a JVM: the
-port must keep returning them. (A differential run of 1,500 random rings agreed on every ring
+The pinned cases (allocator_pinned.json) are what Cassandra's own allocator classes
+(dht/tokenallocator at trunk, with Murmur3Partitioner's midpoint/split/size) returned for the same
+rings, run once on a JVM: the port must keep returning them. (A differential run of 1,500 random rings agreed on every ring
 without exact ownership ties: docs/operators.md.)"""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,31 +56,41 @@ def test_the_priority_queue_keeps_javas_order_among_equal_weights() -> None:
     assert [q.poll()[1] for _ in range(5)] == ["x1", "x4", "x2", "x3", "x0"]  # the JDK's siftDown order
 
 
-PINNED = [  # (replicas, by rack, units, tokens each, racks, new tokens, ring seed) -> Cassandra's tokens
-    ((3, False, 6, 8, 3, 4, 11), [-5778617403550674526, 685706112639533448, 2782135848728172279, 8180429332653007858]),
-    ((1, False, 5, 16, 1, 16, 12), [
-        -8433215550867765579, -7544281161299467913, -6718747266361646435, -4308279785762341539, -3776568015268183713,
-        -2045675054239866366, -1099014809415697915, 267836329994419056, 1179702981575442579, 2279007351376708300,
-        2708520409121672560, 3749994085367333168, 4630324980161579489, 6722229515848574604, 7423709062496376664,
-        8366259611743449311]),
-    ((3, True, 9, 4, 4, 8, 13), [-5521514920834114070, -4697132952406142423, -3794193966297208615, -3076569318973161816,
-                                 -368952579925499484, 175594394747461538, 2561331874441856019, 8191809548781967598]),
-    ((2, True, 4, 2, 2, 1, 14), [-1667062865386045822]),
-]
+PINNED = json.loads((Path(__file__).parent / "allocator_pinned.json").read_text())
+"""24 random rings (each from `random.Random(ring_seed)`) and 5 evenly spaced ones (replication-aware:
+ties in improvement), and the tokens Cassandra's classes chose for a new unit on rack r0;
+`cassandra` null where Cassandra's allocator threw (NoSuchElementException)."""
 
 
-@pytest.mark.parametrize("case, cassandra", PINNED)
-def test_the_allocators_choose_the_tokens_cassandras_choose(case: tuple[int, ...], cassandra: list[int]) -> None:
-    replicas, by_rack, units, per, racks, n, seed = case
-    rng = random.Random(seed)
+def pinned_ring(case: dict[str, Any]) -> tuple[dict[int, str], dict[str, str]]:
     owners: dict[int, str] = {}
-    for u in range(units):
-        for _ in range(per):
-            owners[rng.randrange(-(2**63), 2**63)] = f"u{u}"
-    rack = {f"u{u}": f"r{u % racks}" for u in range(units)} | {"NEW": "r0"}
-    cls = NoReplicationAllocator if replicas == 1 else ReplicationAwareAllocator
-    allocator = cls(Ring(owners), replicas, (lambda u: rack[u]) if by_rack else (lambda u: u))
-    assert sorted(allocator.add_unit("NEW", n, lambda: 42)) == cassandra
+    total = case["units"] * case["tokens_each"]
+    if case.get("evenly_spaced"):  # equal shares: the allocators' tie-breaking is exercised
+        owners = {i * (2**64 // total) - 2**63: f"u{i % case['units']}" for i in range(total)}
+    else:
+        rng = random.Random(case["ring_seed"])
+        for u in range(case["units"]):
+            for _ in range(case["tokens_each"]):
+                owners[rng.randrange(-(2**63), 2**63)] = f"u{u}"
+    return owners, {f"u{u}": f"r{u % case['racks']}" for u in range(case["units"])} | {"NEW": "r0"}
+
+
+@pytest.mark.parametrize("case", PINNED, ids=lambda c: f"rf{c['replicas']}-{c['units']}x{c['tokens_each']}-n{c['new_tokens']}")
+def test_the_allocators_choose_the_tokens_cassandras_choose(case: dict[str, Any]) -> None:
+    owners, rack = pinned_ring(case)
+    cls = NoReplicationAllocator if case["replicas"] == 1 else ReplicationAwareAllocator
+    allocator = cls(Ring(owners), case["replicas"], (lambda u: rack[u]) if case["by_rack"] else (lambda u: u))
+    if case["cassandra"] is None:
+        with pytest.raises(IndexError):  # Java: NoSuchElementException from an emptied queue
+            allocator.add_unit("NEW", case["new_tokens"], lambda: 42)
+        return
+    assert sorted(allocator.add_unit("NEW", case["new_tokens"], lambda: 42)) == case["cassandra"]
+
+
+def test_the_pinned_cases_cover_both_allocators_and_the_take_over_clamps() -> None:
+    assert {c["replicas"] == 1 for c in PINNED} == {True, False}
+    assert any(c["by_rack"] for c in PINNED) and any(c["cassandra"] is None for c in PINNED)
+    assert any(c.get("evenly_spaced") and c["replicas"] > 1 for c in PINNED)
 
 
 def node(name: str, dc: str, rack: str, tokens: tuple[int, ...]) -> NodeSpec:
