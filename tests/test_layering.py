@@ -4,7 +4,8 @@ Layers, lowest first (DESIGN.md's data flow; docs/extending.md):
 
     spec  <-  observed (what a run observed, as plain records)  <-  impl | checkers  <-
     campaign's infrastructure (errors, formats, outputs, spark_session)  <-  the judge
-    (campaign.judge)  <-  the run layer (campaign.run, store, report)  <-  strategies  <-
+    (campaign.judge)  <-  the run layer (campaign.run, store, report) and operator pre-flight
+    (campaign.operator)  <-  strategies  <-
     the run kinds (campaign.kinds)  <-  shrinking, engines, campaigns, the mutant matrix  <-
     the command line
 
@@ -44,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("checkers",),
     ("campaign.errors", "campaign.formats", "campaign.outputs", "campaign.spark_session"),
     ("campaign.judge",),
-    ("campaign.run", "campaign.store", "campaign.report"),
+    ("campaign.run", "campaign.store", "campaign.report", "campaign.operator"),
     ("strategies",),
     ("campaign.kinds",),
     ("campaign.shrink", "campaign.engines", "campaign.fuzz", "campaign.mutants"),
