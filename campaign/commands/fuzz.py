@@ -160,7 +160,7 @@ def _ending(folder: CampaignDir, stopped: _Ended, runs: int, max_seconds: float 
         return 128 + stopped.signum
     if folder.stopped_by == MAX_SECONDS:
         if runs >= OPEN_ENDED:
-            click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} runs; more with: {again}")
+            click.echo(f"stopped by --max-seconds {max_seconds:g} after {counted(done, 'run')}; more with: {again}")
         else:
             click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} of {runs} runs; the rest with: {again}")
     elif folder.stopped_by == FAIL_FAST:
