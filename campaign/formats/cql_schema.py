@@ -126,7 +126,7 @@ def _statements(text: str, where: str) -> Iterator[list[_Token]]:
         yield current
 
 
-class _Reader:
+class _CqlReader:
     """A cursor over one statement's tokens."""
 
     def __init__(self, tokens: list[_Token], where: str) -> None:
@@ -207,7 +207,7 @@ def parse_schema(text: str, where: str, datacenters: set[str]) -> SchemaKeyspace
     skipped: list[str] = []
     created = False
     for tokens in _statements(text, where):
-        r = _Reader(tokens, where)
+        r = _CqlReader(tokens, where)
         line = tokens[0].line
         verb = r.next("a statement").text.lower()
         if verb not in ("create", "alter", "drop") or not r.peek_word("keyspace", "schema"):

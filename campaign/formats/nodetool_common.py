@@ -19,13 +19,13 @@ from campaign.formats.fields import describe
 from spec.tokens import MAX_TOKEN, MIN_TOKEN
 
 
-class Liveness(enum.Enum):
+class NodeLiveness(enum.Enum):
     UP = "Up"
     DOWN = "Down"
     UNKNOWN = "?"
 
     @classmethod
-    def from_letter(cls, letter: str) -> Liveness:
+    def from_letter(cls, letter: str) -> NodeLiveness:
         return {"U": cls.UP, "D": cls.DOWN, "?": cls.UNKNOWN}[letter]
 
 
@@ -88,4 +88,4 @@ ERROR = re.compile(r"^\s*(Error|error): (?P<what>.*)$")
 """nodetool's own failure ("Error: ..."), printed instead of a table."""
 
 
-__all__ = ["ERROR", "LOAD", "NOTE", "OWNS", "TOKEN_TEXT", "Liveness", "Mode", "numbered_lines", "shown", "token"]
+__all__ = ["ERROR", "LOAD", "NOTE", "OWNS", "TOKEN_TEXT", "NodeLiveness", "Mode", "numbered_lines", "shown", "token"]

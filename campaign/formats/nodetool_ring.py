@@ -37,8 +37,8 @@ from campaign.formats.nodetool_common import (
     NOTE,
     OWNS,
     TOKEN_TEXT,
-    Liveness,
     Mode,
+    NodeLiveness,
     numbered_lines,
     shown,
     token,
@@ -53,7 +53,7 @@ class RingNode:
     address: str
     dc: str
     rack: str
-    liveness: Liveness
+    liveness: NodeLiveness
     mode: Mode
     tokens: tuple[int, ...]
     line: int
@@ -77,7 +77,7 @@ class _Section:
     dc: str
     line: int
     last_token: int | None
-    rows: tuple[tuple[int, str, str, Liveness, Mode, int], ...]  # line, address, rack, status, state, token
+    rows: tuple[tuple[int, str, str, NodeLiveness, Mode, int], ...]  # line, address, rack, status, state, token
 
 
 def parse_ring(text: str, where: str) -> tuple[RingNode, ...]:
@@ -86,7 +86,7 @@ def parse_ring(text: str, where: str) -> tuple[RingNode, ...]:
     dc: tuple[str, int] | None = None
     header = False
     last: int | None = None
-    rows: list[tuple[int, str, str, Liveness, Mode, int]] = []
+    rows: list[tuple[int, str, str, NodeLiveness, Mode, int]] = []
     warning: list[str] = []
 
     def close() -> None:
@@ -128,7 +128,7 @@ def parse_ring(text: str, where: str) -> tuple[RingNode, ...]:
         if dc is None or not header:
             raise BadInput(f"{at}: a ring row before the {'column header' if dc else 'Datacenter: line'} "
                            f"({COLUMNS}): the header is missing")
-        rows.append((n, m.group("address"), m.group("rack").strip(), Liveness(m.group("status")),
+        rows.append((n, m.group("address"), m.group("rack").strip(), NodeLiveness(m.group("status")),
                      Mode(m.group("state")), token(m.group("token"), at)))
     close()
     return _nodes(sections, warning, where)
@@ -138,7 +138,7 @@ def _nodes(sections: list[_Section], warning: list[str], where: str) -> tuple[Ri
     if not sections:
         raise BadInput(f"{where}: no 'Datacenter:' section: is this the output of nodetool ring?")
     seen_dcs: set[str] = set()
-    by_address: dict[str, list[tuple[int, str, str, Liveness, Mode, int]]] = {}
+    by_address: dict[str, list[tuple[int, str, str, NodeLiveness, Mode, int]]] = {}
     dc_of: dict[str, str] = {}
     owner: dict[int, str] = {}
     for s in sections:

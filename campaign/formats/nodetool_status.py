@@ -33,8 +33,8 @@ from campaign.formats.nodetool_common import (
     NOTE,
     OWNS,
     TOKEN_TEXT,
-    Liveness,
     Mode,
+    NodeLiveness,
     numbered_lines,
     shown,
     token,
@@ -46,7 +46,7 @@ class StatusNode:
     address: str
     dc: str
     rack: str
-    liveness: Liveness
+    liveness: NodeLiveness
     mode: Mode
     host_id: str | None
     token_count: int
@@ -110,7 +110,7 @@ def parse_status(text: str, where: str) -> tuple[StatusNode, ...]:
         single = token(m.group("token"), at) if layout is _TOKEN_ROW else None
         nodes.append(StatusNode(
             address=m.group("address"), dc=dc, rack=m.group("rack").strip(),
-            liveness=Liveness.from_letter(m.group("status")), mode=Mode.from_letter(m.group("state")),
+            liveness=NodeLiveness.from_letter(m.group("status")), mode=Mode.from_letter(m.group("state")),
             host_id=None if host_id in (None, "null") else host_id.lower(),
             token_count=1 if single is not None else int(m.group("count")), token=single, line=n))
     if dc is None:

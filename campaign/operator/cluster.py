@@ -22,7 +22,7 @@ from attrs import frozen
 
 from campaign.errors import BadInput
 from campaign.formats.cql_schema import SchemaKeyspaces, parse_schema
-from campaign.formats.nodetool_common import Liveness, Mode
+from campaign.formats.nodetool_common import Mode, NodeLiveness
 from campaign.formats.nodetool_ring import parse_ring
 from campaign.formats.nodetool_status import parse_status
 from campaign.formats.topology import parse_topology, replication_json
@@ -35,7 +35,7 @@ class LiveNode:
     dc: str
     rack: str
     tokens: tuple[int, ...]
-    liveness: Liveness
+    liveness: NodeLiveness
     mode: Mode
     host_id: str | None
     line: int
@@ -73,10 +73,10 @@ def read_cluster(ring: tuple[str, str], status: tuple[str, str] | None = None,
                 raise BadInput(f"{at} is {s.mode.value}, but {r.mode.value} in {ring_where} (line {r.line}): an "
                                "operation started or ended between the two commands; run both again")
             # a node either output saw down is not up (the two are two looks, seconds apart)
-            if Liveness.DOWN in (r.liveness, s.liveness):
-                liveness = Liveness.DOWN
-            elif Liveness.UNKNOWN in (r.liveness, s.liveness):
-                liveness = Liveness.UNKNOWN
+            if NodeLiveness.DOWN in (r.liveness, s.liveness):
+                liveness = NodeLiveness.DOWN
+            elif NodeLiveness.UNKNOWN in (r.liveness, s.liveness):
+                liveness = NodeLiveness.UNKNOWN
             host_id = s.host_id
         nodes.append(LiveNode(id=r.address, dc=r.dc, rack=r.rack, tokens=r.tokens, liveness=liveness,
                               mode=mode, host_id=host_id, line=r.line))
@@ -99,10 +99,10 @@ def condition(node: LiveNode) -> str | None:
                 "decommission resumes it; nodetool removenode status) or cancel it, then read the ring again")
     if node.mode is Mode.MOVING:
         return f"{node.id} is Moving: a move is in flight; let it finish, then read the ring again"
-    if node.liveness is Liveness.DOWN:
+    if node.liveness is NodeLiveness.DOWN:
         return (f"{node.id} is Down: it still owns its tokens (JOINED); give --allow-down {node.id} to plan with it, "
                 "e.g. its removenode or replace")
-    if node.liveness is Liveness.UNKNOWN:
+    if node.liveness is NodeLiveness.UNKNOWN:
         return (f"{node.id} has status ?: the asking node's gossip has seen it neither live nor dead; give "
                 f"--allow-down {node.id} to plan with it as a possibly down owner of its tokens")
     return None
@@ -117,8 +117,8 @@ def check_conditions(cluster: LiveCluster, allow_down: Iterable[str], where: str
         node = by_id.get(a)
         if node is None:
             raise BadInput(f"--allow-down: {a!r} is not a node of {where}")
-        if node.liveness is Liveness.UP or node.mode is not Mode.NORMAL:
-            state = "Up" if node.liveness is Liveness.UP else node.mode.value
+        if node.liveness is NodeLiveness.UP or node.mode is not Mode.NORMAL:
+            state = "Up" if node.liveness is NodeLiveness.UP else node.mode.value
             raise BadInput(f"--allow-down {a}: that node is {state}; the option is for a Down (or ?) node")
     blocking = [(n, c) for n in cluster.nodes if (c := condition(n)) is not None and n.id not in allowed]
     if blocking:

@@ -59,7 +59,7 @@ class RangeChange:
 
 
 @frozen(kw_only=True)
-class Step:
+class PlanStep:
     epoch: int
     kind: str
     phase: str
@@ -119,7 +119,7 @@ class Refusal:
 
 
 @frozen(kw_only=True)
-class Plan:
+class OperationPlan:
     command: str
     node: str
     detail: str
@@ -128,7 +128,7 @@ class Plan:
     cms_after: tuple[str, ...]
     cms_note: str
     """What Cassandra may do to the CMS that the plan does not show (ensureCMSPlacement)."""
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     refusal: Refusal | None
     halts: str | None
     """Why Cassandra's streaming halts the operation with START applied (impl's `elsewhere`)."""
@@ -176,7 +176,7 @@ def initial_metadata(topology: Topology, cms: Sequence[NodeId] | None) -> Cluste
 
 def make_plan(topology: Topology, topology_doc: dict[str, Any], operation: O.Operation, *, command: str,
               node: str, detail: str = "", cms: Sequence[NodeId] | None = None, levels: Levels = Levels(),
-              refused_before: str | None = None) -> Plan:
+              refused_before: str | None = None) -> OperationPlan:
     """The plan of `operation` (one OPS.json operation) on `topology` (`topology_doc`, its
     TOPOLOGY.json, seeds impl's metadata). `refused_before`: a refusal found before the spec
     runs (Cassandra's token allocation)."""
@@ -199,7 +199,7 @@ def make_plan(topology: Topology, topology_doc: dict[str, Any], operation: O.Ope
         command=command, node=node, operation=operation, start=start, run=run, refused=refusal is not None,
         transfers=len(transfers), no_source=len(unstreamed), halts=halts, barrier_min_cl=levels.barrier_min_cl,
         read_cl=levels.read_cl)
-    return Plan(command=command, node=node, detail=detail, cms_before=tuple(sorted(start.cms.members)),
+    return OperationPlan(command=command, node=node, detail=detail, cms_before=tuple(sorted(start.cms.members)),
                 cms_after=tuple(sorted(run.final.cms.members)), cms_note=_cms_note(command, refusal is not None), steps=steps, refusal=refusal, halts=halts,
                 transfers=transfers, unstreamed=unstreamed, movement=movement, proofs=proofs, overall=overall, findings=findings,
                 not_applying=not_applying, preconditions=_preconditions(command, node),
@@ -215,7 +215,7 @@ def _phase(kind: str) -> str:
     return kind
 
 
-def _steps(run: O.OperationRun) -> tuple[Step, ...]:
+def _steps(run: O.OperationRun) -> tuple[PlanStep, ...]:
     barriers = {b.epoch: b for b in step_barriers(run.states, run.transformations)}
     out = []
     for prev, m, kind in zip(run.states[:-1], run.states[1:], run.kinds[1:], strict=True):
@@ -223,7 +223,7 @@ def _steps(run: O.OperationRun) -> tuple[Step, ...]:
         waits = tuple(sorted({n for r in b.ranges for n in r.participants})) if b is not None else None
         ids = sorted({n.id for n in prev.directory} | {n.id for n in m.directory})
         states = tuple((str(i), _state(prev, i), _state(m, i)) for i in ids if _state(prev, i) != _state(m, i))
-        out.append(Step(epoch=m.epoch, kind=kind, phase=_phase(kind), changes=_changes(prev, m), barrier=waits,
+        out.append(PlanStep(epoch=m.epoch, kind=kind, phase=_phase(kind), changes=_changes(prev, m), barrier=waits,
                         states=states))
     return tuple(out)
 
@@ -384,5 +384,5 @@ def _preconditions(command: str, node: str) -> tuple[str, ...]:
     return ()
 
 
-__all__ = ["PHASES", "Levels", "Movement", "Plan", "Proof", "RangeChange", "Refusal", "Step", "Transfer",
+__all__ = ["PHASES", "Levels", "Movement", "OperationPlan", "Proof", "RangeChange", "Refusal", "PlanStep", "Transfer",
            "initial_metadata", "make_plan"]

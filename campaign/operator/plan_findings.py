@@ -35,7 +35,7 @@ class AppliedFinding:
 
 
 @frozen(kw_only=True)
-class Context:
+class FindingContext:
     command: str
     node: str
     operation: O.Operation | None
@@ -51,11 +51,11 @@ class Context:
     read_cl: ConsistencyLevel
 
 
-Rule = Callable[[Context], tuple[str, str] | str]
+Rule = Callable[[FindingContext], tuple[str, str] | str]
 """(why, advice) when the finding's conditions hold; else the reason they cannot."""
 
 
-def _cancel_after_mid(c: Context) -> tuple[str, str] | str:
+def _cancel_after_mid(c: FindingContext) -> tuple[str, str] | str:
     kind = "bug" if c.command in ("bootstrap", "decommission", "move") else "hardening"
     return (f"this {c.command} has a MID step, and a cancel after it (JMX cancelInProgressSequences, nodetool "
             f"abortbootstrap / removenode abort) reverts reads and writes in one epoch with no progress barrier "
@@ -63,7 +63,7 @@ def _cancel_after_mid(c: Context) -> tuple[str, str] | str:
             "let the operation finish (resume it after a failure); cancel only before its MID step")
 
 
-def _cross_dc_replace(c: Context) -> tuple[str, str] | str:
+def _cross_dc_replace(c: FindingContext) -> tuple[str, str] | str:
     if not isinstance(c.operation, O.Replace):
         return "only a replace can take a node's tokens to another DC or rack"
     old = c.start.directory.location(c.operation.node)
@@ -76,7 +76,7 @@ def _cross_dc_replace(c: Context) -> tuple[str, str] | str:
             f"start the replacement with the replaced node's cassandra-rackdc.properties (dc={old.dc}, rack={old.rack})")
 
 
-def _single_source(c: Context) -> tuple[str, str] | str:
+def _single_source(c: FindingContext) -> tuple[str, str] | str:
     if c.command not in ("replace", "removenode"):
         return "only replace and removenode stream from one remaining replica (joins, leaves and moves stream strictly)"
     lost = (f"; {c.no_source} range(s) have no replica left to stream from: their data on {c.node} is lost"
@@ -86,7 +86,7 @@ def _single_source(c: Context) -> tuple[str, str] | str:
             "Cassandra's documentation says you must")
 
 
-def _barrier_gap(c: Context) -> tuple[str, str] | str:
+def _barrier_gap(c: FindingContext) -> tuple[str, str] | str:
     if c.command not in ("replace", "removenode"):
         return "only replace and removenode leave a node out of the progress barrier"
     return (f"every progress barrier of this {c.command} leaves {c.node} out, assuming it is dead",
@@ -94,7 +94,7 @@ def _barrier_gap(c: Context) -> tuple[str, str] | str:
             "at its old epoch can complete requests whose quorums miss the new ones")
 
 
-def _unregister_prepared_join(c: Context) -> tuple[str, str] | str:
+def _unregister_prepared_join(c: FindingContext) -> tuple[str, str] | str:
     if c.command != "bootstrap":
         return "only a bootstrap leaves a node REGISTERED with a prepared join"
     return (f"if {c.node} stops after its PREPARE_JOIN, nodetool abortbootstrap run on a node that has not seen that "
@@ -103,12 +103,12 @@ def _unregister_prepared_join(c: Context) -> tuple[str, str] | str:
             "with the JMX cancelInProgressSequences first)")
 
 
-def _rack_composition(c: Context) -> tuple[str, str] | str:
+def _rack_composition(c: FindingContext) -> tuple[str, str] | str:
     return ("needs two sequences in flight at once (the cluster read is at rest: no node Joining, Leaving or "
             "Moving); run one operation at a time")
 
 
-def _leave_while_joining_cms(c: Context) -> tuple[str, str] | str:
+def _leave_while_joining_cms(c: FindingContext) -> tuple[str, str] | str:
     if c.command not in ("decommission", "removenode", "replace"):
         return "only a decommission, removenode or replace removes a node the CMS may be adding"
     return (f"if a CMS reconfiguration is adding {c.node} when this {c.command} starts, it completes with {c.node} "
@@ -117,12 +117,12 @@ def _leave_while_joining_cms(c: Context) -> tuple[str, str] | str:
             "--resume) before this operation")
 
 
-def _replace_cms_member(c: Context) -> tuple[str, str] | str:
+def _replace_cms_member(c: FindingContext) -> tuple[str, str] | str:
     return ("reached only by submitting PrepareReplace directly; Cassandra's Startup reconfigures the CMS first "
             "(the plan shows any such reconfiguration)")
 
 
-def _stale_coordinator_read(c: Context) -> tuple[str, str] | str:
+def _stale_coordinator_read(c: FindingContext) -> tuple[str, str] | str:
     if c.refused:
         return "the operation is refused: no range moves"
     return (f"reads (at {c.read_cl.name} too) are not fenced by epoch: a coordinator cut off for the whole operation can "
@@ -130,7 +130,7 @@ def _stale_coordinator_read(c: Context) -> tuple[str, str] | str:
             "watch for partitioned nodes while the operation runs; repair or restart a node cut off throughout")
 
 
-def _monotonic_read(c: Context) -> tuple[str, str] | str:
+def _monotonic_read(c: FindingContext) -> tuple[str, str] | str:
     if c.refused:
         return "the operation is refused: no range moves"
     return ("ranges have pending replicas from START to FINISH: a read can return a write that failed on its "
@@ -138,7 +138,7 @@ def _monotonic_read(c: Context) -> tuple[str, str] | str:
             "keep hinted handoff on; repair the moved ranges after the operation if writes failed during it")
 
 
-def _relaxed_barrier(c: Context) -> tuple[str, str] | str:
+def _relaxed_barrier(c: FindingContext) -> tuple[str, str] | str:
     if BARRIER_LEVELS.index(c.barrier_min_cl) == 0:
         return ("needs progress_barrier_min_consistency_level below its default EACH_QUORUM "
                 "(plan with --progress-barrier-min-cl to see)")
@@ -168,7 +168,7 @@ def applied_findings(*, command: str, node: str, operation: O.Operation | None, 
                      findings: Sequence[KnownFinding] = ALL_FINDINGS
                      ) -> tuple[tuple[AppliedFinding, ...], tuple[tuple[str, str], ...]]:
     """(the findings whose conditions hold, (id, why not) for the others)."""
-    ctx = Context(command=command, node=node, operation=operation, start=start, run=run, refused=refused,
+    ctx = FindingContext(command=command, node=node, operation=operation, start=start, run=run, refused=refused,
                   transfers=transfers, no_source=no_source, halts=halts, barrier_min_cl=barrier_min_cl,
                   read_cl=read_cl)
     holding: list[AppliedFinding] = []

@@ -1,4 +1,4 @@
-"""A `Plan` as one self-contained HTML page (no script, no network): for a 256-vnode cluster the
+"""An `OperationPlan` as one self-contained HTML page (no script, no network): for a 256-vnode cluster the
 text shows counts, the page every range. Per keyspace a strip of the ring marks the ranges whose
 replicas change; each step's ranges are a table (added replicas green, removed red); then the
 streaming tasks, the proofs and the findings."""
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campaign.operator.murmur3 import MINIMUM
-from campaign.operator.plan import Plan, RangeChange, Step
+from campaign.operator.plan import OperationPlan, PlanStep, RangeChange
 from campaign.operator.plan_render import plan_text
 from checkers.quorum.render import RESULT, describe
 from spec.tokens import Range
@@ -63,7 +63,7 @@ def _change_rows(changes: Iterable[RangeChange]) -> str:
             + "".join(rows) + "</table>")
 
 
-def _step(s: Step, plan: Plan) -> str:
+def _step(s: PlanStep, plan: OperationPlan) -> str:
     parts = [f"<details{' open' if len(s.changes) <= 20 else ''}><summary><b>epoch {s.epoch}: {esc(s.kind)}</b> "
              f"({esc(s.phase)}; {len(s.changes)} range{'s' if len(s.changes) != 1 else ''} change)</summary>"]
     if s.barrier is not None:
@@ -80,7 +80,7 @@ def _step(s: Step, plan: Plan) -> str:
     return "".join(parts)
 
 
-def plan_html(plan: Plan, *, ops: list[Any], prove_command: str, title: str) -> str:
+def plan_html(plan: OperationPlan, *, ops: list[Any], prove_command: str, title: str) -> str:
     outcome = plan.outcome
     p = ["<!doctype html><html><head><meta charset=\"utf-8\">",
          f"<title>tcmcheck plan: {esc(plan.detail)}</title><style>{_CSS}</style></head><body>",

@@ -1,4 +1,4 @@
-"""A `Plan` as JSON (`plan_json`: everything, every range) and as text for a terminal
+"""An `OperationPlan` as JSON (`plan_json`: everything, every range) and as text for a terminal
 (`plan_text`: each step with counts and the first few ranges). No I/O."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from campaign.operator.plan import Plan, Proof, RangeChange, Step, Transfer
+from campaign.operator.plan import OperationPlan, PlanStep, Proof, RangeChange, Transfer
 from checkers.quorum.render import RESULT, counterexample_json, describe, describe_cause
 from spec.tokens import Range
 
@@ -34,7 +34,7 @@ def transfer_json(t: Transfer) -> dict[str, Any]:
             "ranges": [_range(r) for r in t.ranges], "share": round(t.share, 6)}
 
 
-def step_json(s: Step) -> dict[str, Any]:
+def step_json(s: PlanStep) -> dict[str, Any]:
     return {"epoch": s.epoch, "kind": s.kind, "phase": s.phase,
             "barrier": None if s.barrier is None else list(s.barrier),
             "node_states": [{"node": n, "before": b, "after": a} for n, b, a in s.states],
@@ -52,7 +52,7 @@ def proof_json(p: Proof) -> dict[str, Any]:
     return out
 
 
-def plan_json(plan: Plan, *, ops: list[Any], prove_command: str) -> dict[str, Any]:
+def plan_json(plan: OperationPlan, *, ops: list[Any], prove_command: str) -> dict[str, Any]:
     """The whole plan as data; `ops` is the OPS.json the operation maps onto, `prove_command`
     the `tcmcheck prove` line whose verdict `proofs.overall` equals."""
     return {
@@ -101,7 +101,7 @@ def _change_line(c: RangeChange) -> str:
     return f"      {c.keyspace} ({c.range.left}, {c.range.right}]: " + "; ".join(parts)
 
 
-def _what(s: Step) -> str:
+def _what(s: PlanStep) -> str:
     reads = sum(1 for c in s.changes if c.reads_before != c.reads_after)
     writes = sum(1 for c in s.changes if c.writes_before != c.writes_after)
     bits = []
@@ -112,7 +112,7 @@ def _what(s: Step) -> str:
     return "; ".join(bits) or "no replica group changes"
 
 
-def _step_lines(s: Step, transfers: tuple[Transfer, ...], halts: str | None) -> list[str]:
+def _step_lines(s: PlanStep, transfers: tuple[Transfer, ...], halts: str | None) -> list[str]:
     head = f"  epoch {s.epoch:<3} {s.phase:<8} {s.kind}"
     lines = [head]
     if s.barrier is not None:
@@ -150,7 +150,7 @@ def _transfer_lines(transfers: tuple[Transfer, ...]) -> list[str]:
     return lines
 
 
-def plan_text(plan: Plan, *, ops: list[Any], prove_command: str) -> str:
+def plan_text(plan: OperationPlan, *, ops: list[Any], prove_command: str) -> str:
     out = [f"plan: {plan.detail}", f"  OPS.json: {json.dumps(ops)}"]
     n = sum(1 for s in plan.steps if s.phase == "CMS")
     if n == 0:
@@ -199,7 +199,7 @@ def plan_text(plan: Plan, *, ops: list[Any], prove_command: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _outcome(plan: Plan) -> str:
+def _outcome(plan: OperationPlan) -> str:
     if plan.refusal is not None:
         return f"Cassandra refuses this operation: {plan.refusal.reason}"
     if plan.halts is not None:

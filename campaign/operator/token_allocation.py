@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 from campaign.operator.murmur3 import JavaRandom
 from campaign.operator.token_allocator import (
+    AllocatorRing,
     NoReplicationAllocator,
     ReplicationAwareAllocator,
-    Ring,
 )
 from spec.nodes import Location, NodeId
 from spec.replication import NetworkTopologyStrategy, ReplicationParams, SimpleStrategy
@@ -82,7 +82,7 @@ def allocate_tokens(nodes: Sequence[NodeSpec], node: str, dc: str, rack: str, nu
         return (ring_dc is None or d == ring_dc) and (ring_rack is None or r == ring_rack)
 
     owners: dict[int, str] = {t: n.id for n in nodes for t in n.tokens}
-    ring = Ring({t: n for t, n in owners.items() if in_ring(n)})
+    ring = AllocatorRing({t: n for t, n in owners.items() if in_ring(n)})
     cls = NoReplicationAllocator if replicas == 1 else ReplicationAwareAllocator
     allocator = cls(ring, replicas, (lambda n: location[n][1]) if by_rack else (lambda n: n))
     random = JavaRandom(seed)

@@ -35,7 +35,7 @@ MIN_INITIAL_SPLITS_RATIO = 1.0 - 1.0 / math.sqrt(5.0)
 MAX_INITIAL_SPLITS_RATIO = MIN_INITIAL_SPLITS_RATIO + 0.075
 
 
-class Ring:
+class AllocatorRing:
     """A NavigableMap<Token, Unit>: sorted tokens and their owners."""
 
     def __init__(self, owners: dict[int, str]) -> None:
@@ -100,7 +100,7 @@ def _by_weight(a: tuple[float, Any], b: tuple[float, Any]) -> int:
 class Allocator:
     """TokenAllocatorBase."""
 
-    def __init__(self, ring: Ring, replicas: int, group_of: Callable[[str], object]) -> None:
+    def __init__(self, ring: AllocatorRing, replicas: int, group_of: Callable[[str], object]) -> None:
         self.ring, self.replicas, self.group_of = ring, replicas, group_of
 
     def unit_infos(self, groups: dict[object, object]) -> dict[str, Unit]:
@@ -432,4 +432,4 @@ class NoReplicationAllocator(Allocator):
         queue.add((token.replicated_ownership, token))
 
 
-__all__ = ["NoReplicationAllocator", "ReplicationAwareAllocator", "Ring"]
+__all__ = ["NoReplicationAllocator", "ReplicationAwareAllocator", "AllocatorRing"]

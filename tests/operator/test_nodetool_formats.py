@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.errors import BadInput
-from campaign.formats.nodetool_common import Liveness, Mode
+from campaign.formats.nodetool_common import Mode, NodeLiveness
 from campaign.formats.nodetool_ring import parse_ring
 from campaign.formats.nodetool_status import parse_status
 
@@ -25,8 +25,8 @@ Address                            Rack        Status State   Load            Ow
 def test_a_long_rack_a_rack_with_a_space_ipv6_with_a_port_and_a_decimal_comma() -> None:
     a, b = parse_ring(RING, "r.txt")
     assert (a.address, a.dc, a.rack, a.liveness, a.mode, a.tokens) == (
-        "[2001:db8:1:0:0:0:1:1]:7000", "eu west", "rack-us-east-1a", Liveness.UP, Mode.NORMAL, (100,))
-    assert (b.rack, b.liveness, b.mode) == ("zone b", Liveness.DOWN, Mode.LEAVING)
+        "[2001:db8:1:0:0:0:1:1]:7000", "eu west", "rack-us-east-1a", NodeLiveness.UP, Mode.NORMAL, (100,))
+    assert (b.rack, b.liveness, b.mode) == ("zone b", NodeLiveness.DOWN, Mode.LEAVING)
 
 
 def test_status_in_3_11s_one_token_layout_with_a_null_host_id() -> None:

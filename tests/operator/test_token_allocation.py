@@ -24,9 +24,9 @@ from campaign.operator.murmur3 import (
 )
 from campaign.operator.token_allocation import allocate_tokens, grown_cluster
 from campaign.operator.token_allocator import (
+    AllocatorRing,
     NoReplicationAllocator,
     ReplicationAwareAllocator,
-    Ring,
 )
 from spec.nodes import Location, NodeId
 from spec.replication import SimpleStrategy
@@ -79,7 +79,7 @@ def pinned_ring(case: dict[str, Any]) -> tuple[dict[int, str], dict[str, str]]:
 def test_the_allocators_choose_the_tokens_cassandras_choose(case: dict[str, Any]) -> None:
     owners, rack = pinned_ring(case)
     cls = NoReplicationAllocator if case["replicas"] == 1 else ReplicationAwareAllocator
-    allocator = cls(Ring(owners), case["replicas"], (lambda u: rack[u]) if case["by_rack"] else (lambda u: u))
+    allocator = cls(AllocatorRing(owners), case["replicas"], (lambda u: rack[u]) if case["by_rack"] else (lambda u: u))
     if case["cassandra"] is None:
         with pytest.raises(IndexError):  # Java: NoSuchElementException from an emptied queue
             allocator.add_unit("NEW", case["new_tokens"], lambda: 42)
