@@ -520,7 +520,10 @@ def _invariant(check: Check) -> Any:
                     for r in (self.judged(c),) if not r.valid]
             raise AssertionError(result.causes[0].text + "".join(f"; also failing now: {t}" for t in also))
 
-    judge_check.__name__ = f"judge_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
+    name = f"judge_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
+    # the code object's name too: a traceback (and so the stateful run's cause) names the check
+    judge_check.__code__ = judge_check.__code__.replace(co_name=name, co_qualname=name)
+    judge_check.__name__ = judge_check.__qualname__ = name
     judge_check.__doc__ = check.doc
     return invariant()(judge_check)
 
