@@ -15,6 +15,7 @@ from checkers.linearizability.compiled import compiled, straight_through
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import partition
+from checkers.linearizability.sequential import stepper
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
 
@@ -39,11 +40,11 @@ def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, in
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
     start = model.init if init is None else init
     if native:
-        assert model.step_kinds is not None
-        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.step_kinds), None, None)
+        assert model.tactics.step_kinds is not None
+        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.tactics.step_kinds), None, None)
     else:
         order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
-                                                  [model.stepper(o) for o in ops], [o.f in model.read_only for o in ops])
+                                                  [stepper(model, o) for o in ops], [o.f in model.tactics.read_only for o in ops])
     return order, steps
 
 
@@ -102,7 +103,7 @@ def test_its_steps_are_the_models(model_name: str, f: str, value: Any, other: An
     op_input = (value, other) if f == "cas" else (None if f in ("read", "get") else value)
     output = value if f in ("read", "get") and ok else None
     op = Operation(id=0, process=0, f=f, key=None, input=op_input, output=output, call=0, ret=1 if ok else None)
-    after = model.stepper(op)((state,))
+    after = stepper(model, op)((state,))
     if ok:
         order, _ = _raw(model, (op,), native=True, init=(state,))
         assert (order == [0]) is (after is not None)
@@ -143,7 +144,7 @@ def test_an_error_in_a_step_is_raised_not_swallowed() -> None:
 
     from attrs import evolve
 
-    model = evolve(MODELS["register"], compile_op=boom, step_kinds=None)
+    model = evolve(MODELS["register"], tactics=evolve(MODELS["register"].tactics, compile_op=boom, step_kinds=None))
     with pytest.raises(ValueError, match="a step failed"):
         straight_through(model, "k", _concurrent_writes(3))
 

@@ -1,0 +1,73 @@
+"""The values of Jepsen's histories that JSON has no word for: keywords, symbols, characters and
+tagged literals (EDN's `:read`, `foo`, `\\a`, `#inst "..."`).
+
+They are values like any other to the checker (frozen, hashable, compared with `==`), kept so
+that an EDN history's values stay what Clojure reads: `:x` is not `"x"` (Knossos compares them
+with Clojure's `=`, and so do we), and output writes `:x` back (`campaign/formats/history_out.py`).
+JSON output writes a keyword or a symbol as its name, a character as a one-letter string and a
+tagged literal as its value (`frozen.thaw`), as Jepsen's JSON exports do. A model reading a name
+(a transaction's `:read`) takes a keyword, a symbol or a string alike (`name_of`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+
+@frozen
+class Keyword:
+    """`:name` (a namespaced keyword keeps its namespace: `:jepsen.history/op`)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return f":{self.name}"
+
+
+@frozen
+class Symbol:
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+CHAR_NAMES = {"\n": "newline", " ": "space", "\t": "tab", "\r": "return", "\b": "backspace", "\f": "formfeed"}
+
+
+@frozen
+class Char:
+    """A character (`\\a`): not the one-letter string "a", as in Clojure."""
+
+    char: str
+
+    def __repr__(self) -> str:
+        named = CHAR_NAMES.get(self.char)
+        if named is not None:
+            return "\\" + named
+        if self.char.isprintable():
+            return "\\" + self.char
+        return f"\\u{ord(self.char):04x}"
+
+
+@frozen
+class Tagged:
+    """A tagged literal other than a record (`#inst "2024-01-01"`, `#uuid "..."`): its tag (no
+    `#`) and the value it tags. Records (`#jepsen.history.Op{...}`) are read as their map."""
+
+    tag: str
+    value: Any
+
+    def __repr__(self) -> str:
+        return f"#{self.tag} {self.value!r}"
+
+
+def name_of(x: Any) -> str | None:
+    """The name a keyword, a symbol or a string spells (`:read`, `read`, "read"), else None."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, Keyword | Symbol):
+        return x.name
+    return None
