@@ -110,7 +110,7 @@ def check_history(
     if output == "json":
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
     elif output == "edn":
-        click.echo(edn_result(verdict, Source(parsed)))
+        click.echo(edn_result(verdict, Source(parsed), model))
     else:
         lines = parsed.lines
         click.echo(explain(verdict, model, locate=lambda i: f"line {lines[i]}"))

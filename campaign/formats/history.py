@@ -54,7 +54,7 @@ def detect_format(text: str) -> str:
     offset = 0
     for line in text.splitlines(keepends=True):
         at, offset = offset, offset + len(line)
-        s = line.strip()
+        s = line.strip().lstrip(",").lstrip()  # (commas are whitespace to EDN)
         if not s or s.startswith(";"):
             continue
         if s.startswith("INFO") and "jepsen.util" in s:

@@ -27,14 +27,28 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from checkers.linearizability.edn_values import name_of
+from checkers.linearizability.edn_values import edn, name_of
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import Operation
 from checkers.linearizability.sequential import Malformed, SequentialModel, Tactics, by_key
 
 
 def _show(value: Any) -> str:
-    return repr(value)
+    return edn(value)
+
+
+def describe(op: Operation) -> str:
+    """An op as Knossos' models read it: `f value` (the input; a dequeue's and a read's is
+    nil, so left out), then `-> output`, `ok` when an op returns nothing of its own, or `?`."""
+    key = "" if op.key is None else f"{_show(op.key)}: "
+    arg = "" if op.input is None else f" {_show(op.input)}"
+    if op.ret is None:
+        out = "?"
+    elif op.f in ("read", "dequeue", "txn"):
+        out = _show(op.output)
+    else:
+        out = "ok"
+    return f"{key}{op.f}{arg} -> {out}"
 
 
 # --- mutex -------------------------------------------------------------------------------------
@@ -54,6 +68,7 @@ def _lock_state(locked: bool) -> str:
 
 
 MUTEX = SequentialModel(
+    describe_op=describe,
     name="mutex",
     init=False,
     step=mutex_step,
@@ -131,6 +146,7 @@ def _multi_register_malformed(op: Operation) -> Malformed | None:
 
 
 MULTI_REGISTER = SequentialModel(
+    describe_op=describe,
     name="multi-register",
     init=frozenset(),
     step=multi_register_step,
@@ -176,6 +192,7 @@ def _set_malformed(op: Operation) -> Malformed | None:
 
 
 SET = SequentialModel(
+    describe_op=describe,
     name="set",
     init=frozenset(),
     step=set_step,
@@ -219,6 +236,7 @@ def _multiset_state(pending: frozenset[tuple[Any, int]]) -> str:
 
 
 UNORDERED_QUEUE = SequentialModel(
+    describe_op=describe,
     name="unordered-queue",
     init=frozenset(),
     step=unordered_queue_step,
@@ -247,6 +265,7 @@ def _fifo_state(pending: tuple[Any, ...]) -> str:
 
 
 FIFO_QUEUE = SequentialModel(
+    describe_op=describe,
     name="fifo-queue",
     init=(),
     step=fifo_queue_step,

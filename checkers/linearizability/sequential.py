@@ -47,7 +47,7 @@ def by_key(op: Operation) -> Hashable:
 
 def generic_describe_op(op: Operation) -> str:
     """An op in words: `key: f(input) -> output` (`?` for an unknown outcome)."""
-    key = "" if op.key is None else f"{op.key!r}: "
+    key = "" if op.key is None else f"{op.key}: "
     out = "?" if op.ret is None else repr(op.output)
     return f"{key}{op.f}({'' if op.input is None else repr(op.input)}) -> {out}"
 

@@ -299,3 +299,24 @@ def test_user_text_cannot_break_the_one_line_rule(tmp_path: Path) -> None:
     assert "\\n" in err
     lone = put(tmp_path, "s.json", json.dumps(RING).replace('"A"', '"\\ud800"'))
     assert_bad_input(invoke(["placements", lone]), "lone UTF-16 surrogate")
+
+
+# --- EDN and Knossos' models (issue 32) --------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, text, needles", [
+    ("unterminated.edn", "({:process 0, :type :invoke, :f :write, :value 1}\n {:process 0, :type :ok, :f :write}\n",
+     ["line 1", "'(' opened here is never closed"]),
+    ("tag.edn", "[{:process 0, :type :invoke, :f :write, :value #jepsen.history.Op}]\n", ["line 1", "has no value"]),
+    ("unknown-f.edn", "{:process 0, :type :invoke, :f :lock, :value nil}\n{:process 0, :type :ok, :f :lock}\n",
+     ["line 1", "f 'lock' is not an operation of the register model"]),
+])
+def test_bad_edn_and_an_unknown_f_are_one_line_and_exit_2(name: str, text: str, needles: list[str],
+                                                          tmp_path: Path) -> None:
+    assert_bad_input(invoke(["check-history", put(tmp_path, name, text)]), name, *needles)
+
+
+def test_an_f_the_chosen_knossos_model_lacks_is_refused(tmp_path: Path) -> None:
+    path = put(tmp_path, "h.edn", "{:process 0, :type :invoke, :f :acquire}\n{:process 0, :type :ok, :f :acquire}\n")
+    assert_bad_input(invoke(["check-history", path, "--model", "set"]), "h.edn", "line 1",
+                     "f 'acquire' is not an operation of the set model")
