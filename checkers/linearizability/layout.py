@@ -27,7 +27,7 @@ PLAIN_ORDER_OPS = 64
 """Parts of at most this many ops are searched in plain call order, without the producers'
 index: the evidence's shrinking asks dozens of such small trials per violation, where building
 and consulting the order costs more than it saves (etcd corpus with evidence: ~20% of its time;
-docs/check-history.md). The order changes how fast a search decides, never what it decides."""
+docs/performance/check-history.md). The order changes how fast a search decides, never what it decides."""
 
 MORE = -2
 """In a list of candidates from `Layout.later`: the rest of the window goes here (`Layout.rest`)."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -11,7 +14,7 @@ from hypothesis import strategies as st
 
 from checkers.linearizability import MODELS, check, pair
 from checkers.linearizability import compiled as compiled_module
-from checkers.linearizability.compiled import compiled, straight_through
+from checkers.linearizability.compiled import PURE_PYTHON, compiled, pure_python, straight_through
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import partition
@@ -22,9 +25,17 @@ from tests.checkers.linearizability.strategies import histories
 needs_compiled = pytest.mark.skipif(not compiled(), reason="the compiled search is not built")
 
 
+REQUIRE = "TCMCHECK_REQUIRE_COMPILED"
+"""Set (to 1) where the compiled search must be there: CI's default leg and its sanitizer leg
+(.ci/run). The extension is optional at install, so the default test run passes without it."""
+
+
+@pytest.mark.skipif(os.environ.get(REQUIRE, "") in ("", "0"),
+                    reason=f"{REQUIRE} is not set: the compiled search is optional (.ci/run sets it)")
 def test_the_compiled_search_is_built() -> None:
     """Without it every verdict is the same, but checking histories of many ops with few in
     flight at once is several times slower (docs/check-history.md)."""
+    assert not pure_python(), f"{PURE_PYTHON} is set: the compiled search is switched off"
     assert compiled(), (
         "checkers/linearizability/cwgl.c was not compiled: install with a C compiler and the "
         "Python headers (`pip install -e .` again, or `python -m pip install --force-reinstall -e .`)"
@@ -165,3 +176,19 @@ def test_the_verdict_does_not_depend_on_it(case: tuple[str, tuple]) -> None:
     finally:
         compiled_module.cwgl = saved
     assert with_it.valid == without.valid
+
+
+def _imported_with(env: dict[str, str]) -> str:
+    """What `python -X importtime` says a check-history run imports, with `env` added."""
+    code = "import campaign.commands.check_history"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=True)
+    return done.stderr
+
+
+def test_the_pure_python_switch_keeps_the_compiled_search_out_not_even_imported() -> None:
+    """`TCMCHECK_PURE_PYTHON=1`: the C module is not imported at all (a suspected fault in it
+    cannot come into play), and every part is decided in Python."""
+    assert "checkers.linearizability.cwgl" not in _imported_with({PURE_PYTHON: "1"})
+    if compiled():  # (built here: the switch is what keeps it out)
+        assert "checkers.linearizability.cwgl" in _imported_with({PURE_PYTHON: "0"})
