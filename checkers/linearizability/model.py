@@ -147,6 +147,6 @@ def with_initial(model: SequentialModel, value: Any) -> SequentialModel:
     """The same model starting from another value (registers and kv: the value of every key)."""
     if model.name == "log":
         return evolve(model, init=int(value))
-    if model in (REGISTER, CAS_REGISTER, KV) or model.init == (None,):
+    if model.name in (REGISTER.name, CAS_REGISTER.name, KV.name):
         return evolve(model, init=(value,))
     raise ValueError(f"the {model.name} model has no initial value to set")
