@@ -1,36 +1,51 @@
-"""Hashable JSON: histories and logs carry JSON values, and model states must be hashable
-(a run's observations, impl's and a file's histories, and the checkers share these).
+"""Hashable values: histories and logs carry JSON (or EDN) values, and model states must hash.
 
-`freeze` turns lists into tuples and objects into `FrozenMap`s, recursively; `thaw` undoes it
-for output. Scalars (None, bool, int, float, str) are already hashable and pass through.
+`freeze` turns lists into tuples and objects into `FrozenMap`s, recursively; `thaw` gives the
+plain JSON value again for output. Scalars (None, bool, int, float, str) are already hashable
+and pass through, as do EDN's values (`edn_values.py`, frozensets, `Decimal`s and `Fraction`s:
+the EDN reader gives them frozen already).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import math
+from collections.abc import Hashable, Iterator, Mapping
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from attrs import field, frozen
 
+from observed.edn_values import Char, Keyword, Symbol, Tagged
 
-def _sorted_items(items: Any) -> tuple[tuple[str, Any], ...]:
+
+def _order(kv: tuple[Hashable, Any]) -> tuple[int, str, str]:
+    """String keys (JSON's) in their own order, then any other key (an EDN map's) by type and repr."""
+    k = kv[0]
+    if isinstance(k, str):
+        return (0, "", k)
+    return (1, type(k).__name__, repr(k))
+
+
+def _sorted_items(items: Any) -> tuple[tuple[Hashable, Any], ...]:
     pairs = items.items() if isinstance(items, Mapping) else items
-    return tuple(sorted(((str(k), v) for k, v in pairs), key=lambda kv: kv[0]))
+    return tuple(sorted(pairs, key=_order))
 
 
 @frozen(kw_only=True)
-class FrozenMap(Mapping[str, Any]):
-    """An immutable, hashable JSON object; keys are kept sorted so equal objects hash equal."""
+class FrozenMap(Mapping[Hashable, Any]):
+    """An immutable, hashable map; entries are kept in one order so equal maps hash equal.
+    From JSON its keys are strings; from EDN, whatever the map's keys were (`:a` stays `:a`)."""
 
-    items_: tuple[tuple[str, Any], ...] = field(converter=_sorted_items)
+    items_: tuple[tuple[Hashable, Any], ...] = field(converter=_sorted_items)
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: Hashable) -> Any:
         for k, v in self.items_:
             if k == key:
                 return v
         raise KeyError(key)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[Hashable]:
         return (k for k, _ in self.items_)
 
     def __len__(self) -> int:
@@ -56,10 +71,33 @@ def freeze(value: Any) -> Any:
     return value
 
 
+def _json_key(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if isinstance(k, Keyword | Symbol):
+        return k.name
+    return str(thaw(k))
+
+
 def thaw(value: Any) -> Any:
-    """The plain JSON value again (tuples become lists, `FrozenMap`s dicts)."""
+    """The plain JSON value again: tuples (and sets, in a fixed order) become lists,
+    `FrozenMap`s dicts; a keyword or a symbol its name, a character its one-letter string, a
+    tagged literal its value, an exact number (`12.5M`, `1/3`) the nearest float."""
+    if type(value) in SCALARS:
+        return value
     if isinstance(value, FrozenMap):
-        return {k: thaw(v) for k, v in value.items_}
+        return {_json_key(k): thaw(v) for k, v in value.items_}
     if isinstance(value, tuple | list):
         return [thaw(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted((thaw(v) for v in value), key=repr)
+    if isinstance(value, Keyword | Symbol):
+        return value.name
+    if isinstance(value, Char):
+        return value.char
+    if isinstance(value, Tagged):
+        return thaw(value.value)
+    if isinstance(value, Decimal | Fraction):
+        number = float(value)
+        return number if math.isfinite(number) else str(value)
     return value
