@@ -89,12 +89,15 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     if budget is None:
         budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
     kinds = model.tactics.step_kinds
+    read_only = model.tactics.read_only
+    twins = ok_twins(ordered, by_ret, read_only)
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
-        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, dict(kinds), None, None)
+        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, dict(kinds), None, None,
+                                         twins)
     else:
-        read_only = model.tactics.read_only
         found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, None,
-                                         [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered])
+                                         [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered],
+                                         twins)
     order, taken = found
     if order is None:
         return None
@@ -108,3 +111,23 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     states = list(shown.states)
     return found_order(model, key, ops, list(shown.linearization), states,
                        states[-1] if states else model.init, unused, taken)
+
+
+def ok_twins(ops: tuple[Operation, ...], by_ret: list[int], read_only: frozenset[str]) -> list[int] | None:
+    """Per position, the ok op alike it (same f, key, input and output; not a read) that
+    returns just before it, or -1 (as the Python search's `Layout._ok_twins`): while both may
+    come next, the search tries only the earlier one (cwgl.c, `set_twins`, says why that loses
+    no linearization). None where a value is unhashable (ops built by hand): no twins."""
+    twin = [-1] * len(ops)
+    last: dict[Hashable, int] = {}
+    try:
+        for i in by_ret:
+            o = ops[i]
+            if o.f in read_only:
+                continue
+            alike = (o.f, o.key, o.input, o.output)
+            twin[i] = last.get(alike, -1)
+            last[alike] = i
+    except TypeError:
+        return None
+    return twin

@@ -180,15 +180,31 @@ typedef struct {
     char *forced;            /* op i is an ok read: once it fits, nothing else is tried */
     char *kind;
     PyObject **a, **b;       /* owned, or NULL */
+    Py_ssize_t *twin;        /* op i's alike op returning just before it, or -1 (see `twins`) */
+    Py_ssize_t *call_rank;   /* op i's call's place in the list at the start */
+    Py_ssize_t *ret_rank;    /* op i's return's place there (ok ops) */
+    Py_ssize_t *by_ret;      /* the ok ops by return */
+    Py_ssize_t *stack_rp;    /* where `rp` was before each op linearized */
+    char *stack_phase;       /* the phase it was tried in (or, for op o, the one after) */
     Memo memo;
+    int native;              /* the register and kv rules stepped here (`kinds`) */
+    Py_ssize_t returns;      /* ok ops */
+    /* where the search is (`search_run` goes on from there) */
+    PyObject *state;         /* owned, or NULL */
+    uint64_t ops_hash;
+    Py_ssize_t entry, o, depth, rp, ok_left, taken;
+    int phase;
 } Search;
 
 static void
-search_free(Search *s, Py_ssize_t depth)
+search_free(Search *s)
 {
-    for (Py_ssize_t d = 0; d < depth; d++) {
+    for (Py_ssize_t d = 0; d < s->depth; d++) {
         Py_DECREF(s->stack_state[d]);
     }
+    Py_XDECREF(s->state);
+    s->state = NULL;
+    s->depth = 0;
     for (Py_ssize_t i = 0; i < s->n; i++) {
         if (s->a != NULL) {
             Py_XDECREF(s->a[i]);
@@ -208,6 +224,12 @@ search_free(Search *s, Py_ssize_t depth)
     PyMem_Free(s->kind);
     PyMem_Free(s->a);
     PyMem_Free(s->b);
+    PyMem_Free(s->twin);
+    PyMem_Free(s->call_rank);
+    PyMem_Free(s->ret_rank);
+    PyMem_Free(s->by_ret);
+    PyMem_Free(s->stack_rp);
+    PyMem_Free(s->stack_phase);
     memo_free(&s->memo);
 }
 
@@ -458,59 +480,113 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
     return status;
 }
 
-/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)
- *   -> (positions in linearization order | None, steps taken)
- * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
- * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
- * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
- * (each op a read) are lists. */
-static PyObject *
-first_linearization(PyObject *module, PyObject *args)
+/* Does the state `after` lead to one where a read of `need` fits (a register's or kv's state
+ * (value,)): its value is `need`, or (kv: appends only grow a value) a string `need` starts
+ * with, null counting as "". 1, 0, or -1 with an exception. Only an order rests on it. */
+static int
+helps(PyObject *after, PyObject *need)
 {
-    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced;
-    Py_ssize_t budget;
-    double max_overlap;
-    if (!PyArg_ParseTuple(args, "O!O!OndOOO:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
-                          &budget, &max_overlap, &kinds, &steps, &forced)) {
-        return NULL;
+    if (!PyTuple_Check(after) || PyTuple_GET_SIZE(after) < 1) {
+        return 0;
     }
+    PyObject *value = PyTuple_GET_ITEM(after, 0);
+    if (value == Py_None) {
+        return need == Py_None || PyUnicode_Check(need);
+    }
+    if (PyUnicode_Check(value) && PyUnicode_Check(need)) {
+        Py_ssize_t match = PyUnicode_Tailmatch(need, value, 0, PY_SSIZE_T_MAX, -1);
+        return match < 0 ? -1 : match > 0;
+    }
+    return equal(value, need);
+}
+
+/* `twins[i]`: an op alike op i (the same step and the same output), not a read, that returns
+ * before it, or -1; None: none. While both are candidates only the one that returns earlier is
+ * tried: a linearization taking op i first can swap the two (the same effect, and the earlier
+ * return is met wherever op i was, every op placed before it having been called by then).
+ * A twin that is not alike can only cost the search an order (the caller checks the order it
+ * gets, and searches again without it where there is none), never a verdict. 0, or -1 with an
+ * exception. */
+static int
+set_twins(Search *s, PyObject *twins)
+{
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        s->twin[i] = -1;
+        if (twins == Py_None) {
+            continue;
+        }
+        Py_ssize_t tw = PyLong_AsSsize_t(PyList_GET_ITEM(twins, i));
+        if (tw == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (tw < 0) {
+            continue;
+        }
+        if (tw >= s->n || tw == i || !s->ok[i] || !s->ok[tw] || s->forced[i] || s->forced[tw]
+            || s->ret_rank[tw] >= s->ret_rank[i]) {
+            PyErr_SetString(PyExc_ValueError, "twins: an ok op, not a read, that returns earlier");
+            return -1;
+        }
+        s->twin[i] = tw;
+    }
+    return 0;
+}
+
+/* What `search_run` ended with. */
+enum { RUN_FOUND, RUN_BUDGET, RUN_OUT, RUN_ERROR };
+
+/* Sets up the search of `ops` (see `first_linearization` for the arguments) in `s`, zeroed
+ * before: 0; 1, not asked (more than `max_overlap` ok ops in flight on average); -1 with an
+ * exception. `search_free` frees what it made in every case. */
+static int
+search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double max_overlap, PyObject *kinds,
+            PyObject *steps, PyObject *forced, PyObject *twins)
+{
     Py_ssize_t n = PyTuple_GET_SIZE(ops);
     if (kinds != Py_None ? !PyDict_Check(kinds)
                          : !PyList_Check(steps) || !PyList_Check(forced) || PyList_GET_SIZE(steps) != n
                                || PyList_GET_SIZE(forced) != n) {
         PyErr_SetString(PyExc_TypeError, "kinds: a dict; or steps and forced: a list per op");
-        return NULL;
+        return -1;
     }
-    Search s;
-    memset(&s, 0, sizeof s);
-    s.n = n;
-    Py_ssize_t words = n / 64 + 1;
-    s.memo.words = words;
-    s.next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
-    s.prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
-    s.keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
-    s.bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
-    s.stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    s.stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(PyObject *));
-    s.ok = PyMem_Calloc((size_t)(n + 1), 1);
-    s.forced = PyMem_Calloc((size_t)(n + 1), 1);
-    s.kind = PyMem_Calloc((size_t)(n + 1), 1);
-    s.a = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
-    s.b = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    if (twins != Py_None && (!PyList_Check(twins) || PyList_GET_SIZE(twins) != n)) {
+        PyErr_SetString(PyExc_TypeError, "twins: None or a list per op");
+        return -1;
+    }
+    s->n = n;
+    s->native = kinds != Py_None;
+    s->memo.words = n / 64 + 1;
+    s->next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s->prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s->keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    s->bits = PyMem_Calloc((size_t)s->memo.words, sizeof(uint64_t));
+    s->stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(PyObject *));
+    s->ok = PyMem_Calloc((size_t)(n + 1), 1);
+    s->forced = PyMem_Calloc((size_t)(n + 1), 1);
+    s->kind = PyMem_Calloc((size_t)(n + 1), 1);
+    s->a = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    s->b = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    s->twin = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->call_rank = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->ret_rank = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->by_ret = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_rp = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_phase = PyMem_Malloc((size_t)(n + 1));
     PyObject **calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
     PyObject **rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
-    Py_ssize_t depth = 0, ok_left = 0, taken = 0;
-    PyObject *state = NULL, *result = NULL;
-    if (!s.next || !s.prev || !s.keys || !s.bits || !s.stack_op || !s.stack_state || !s.ok || !s.forced || !s.kind
-        || !s.a || !s.b || !calls || !rets) {
+    int status = -1;
+    if (!s->next || !s->prev || !s->keys || !s->bits || !s->stack_op || !s->stack_state || !s->ok || !s->forced
+        || !s->kind || !s->a || !s->b || !s->twin || !s->call_rank || !s->ret_rank || !s->by_ret || !s->stack_rp
+        || !s->stack_phase || !calls || !rets) {
         PyErr_NoMemory();
         goto done;
     }
     uint64_t seed = 0x7463636865636bULL; /* fixed: the same keys every run */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *op = PyTuple_GET_ITEM(ops, i);
-        s.keys[i] = splitmix64(&seed);
-        s.prev[1 + i] = -1;
+        s->keys[i] = splitmix64(&seed);
+        s->prev[1 + i] = -1;
         if ((calls[i] = PyObject_GetAttr(op, name_call)) == NULL || (rets[i] = PyObject_GetAttr(op, name_ret)) == NULL) {
             goto done;
         }
@@ -523,22 +599,33 @@ first_linearization(PyObject *module, PyObject *args)
                 goto done;
             }
         }
-        s.ok[i] = rets[i] != Py_None;
-        ok_left += s.ok[i];
+        s->ok[i] = rets[i] != Py_None;
+        s->ok_left += s->ok[i];
     }
-    if (PyList_GET_SIZE(by_ret) != ok_left) {
+    if (PyList_GET_SIZE(by_ret) != s->ok_left) {
         PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
         goto done;
     }
     Py_ssize_t overlap;
-    if (link_events(&s, calls, rets, by_ret, &overlap) < 0) {
+    if (link_events(s, calls, rets, by_ret, &overlap) < 0) {
         goto done;
     }
-    if ((double)overlap > max_overlap * (double)ok_left) {
-        goto give_up; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+    if ((double)overlap > max_overlap * (double)s->ok_left) {
+        status = 1; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+        goto done;
+    }
+    Py_ssize_t rank = 0;
+    for (Py_ssize_t e = s->next[0]; e != 0; e = s->next[e], rank++) {
+        if (e <= n) {
+            s->call_rank[e - 1] = rank;
+        }
+        else {
+            s->ret_rank[e - 1 - n] = rank;
+            s->by_ret[s->returns++] = e - 1 - n;
+        }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (set_kind(&s, i, PyTuple_GET_ITEM(ops, i), kinds, steps) < 0) {
+        if (set_kind(s, i, PyTuple_GET_ITEM(ops, i), kinds, steps) < 0) {
             goto done;
         }
         if (kinds == Py_None) {
@@ -546,114 +633,16 @@ first_linearization(PyObject *module, PyObject *args)
             if (f < 0) {
                 goto done;
             }
-            s.forced[i] = (char)(f && s.ok[i]);
+            s->forced[i] = (char)(f && s->ok[i]);
         }
     }
-    state = Py_NewRef(init);
-    uint64_t ops_hash = 0;
-    Py_ssize_t entry = s.next[0];
-    while (ok_left > 0) {
-        if (taken >= budget) {
-            goto give_up;
-        }
-        taken++;
-        if (entry == 0 || entry > n) {
-            goto failed; /* a return: every op that may come next was tried */
-        }
-        Py_ssize_t i = entry - 1; /* a call: op i linearized next? */
-        entry = s.next[entry];
-        PyObject *after = step(&s, i, state);
-        if (after == NULL) {
-            goto done;
-        }
-        if (after == Py_None) {
-            Py_DECREF(after);
-            continue;
-        }
-        if (!s.ok[i]) {
-            int same = after == state ? 1 : PyObject_RichCompareBool(after, state, Py_EQ);
-            if (same != 0) { /* no effect: as good as never taking effect; or an exception */
-                Py_DECREF(after);
-                if (same < 0) {
-                    goto done;
-                }
-                continue;
-            }
-        }
-        s.bits[i >> 6] |= (uint64_t)1 << (i & 63);
-        int seen = 0;
-        if (s.memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
-            Py_hash_t state_hash = PyObject_Hash(after);
-            seen = state_hash == -1 && PyErr_Occurred() ? -1
-                   : memo_has(&s.memo, mix(ops_hash ^ s.keys[i], state_hash), s.bits, after);
-        }
-        if (seen != 0) { /* failed before from there; or an exception */
-            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-            Py_DECREF(after);
-            if (seen < 0) {
-                goto done;
-            }
-            if (s.forced[i]) {
-                goto failed; /* a read that fits, whose continuation failed: so does this one */
-            }
-            continue;
-        }
-        ops_hash ^= s.keys[i];
-        s.stack_op[depth] = i;
-        s.stack_state[depth++] = state; /* (its reference moves to the stack) */
-        state = after;
-        lift(&s, i);
-        ok_left -= s.ok[i];
-        entry = s.next[0];
-        continue;
-        /* every way on from this configuration failed; so did those below it whose choice was
-         * a read that fits */
-    failed:
-        for (;;) {
-            if (depth == 0) {
-                goto give_up; /* not linearizable: left to the Python search, for its evidence */
-            }
-            if ((s.memo.used + 1) * words > MEMO_WORDS) {
-                goto give_up; /* (its memo at its cap: the Python search's, which keeps less) */
-            }
-            Py_hash_t state_hash = PyObject_Hash(state);
-            if (state_hash == -1 && PyErr_Occurred()) {
-                goto done;
-            }
-            if (memo_add(&s.memo, mix(ops_hash, state_hash), s.bits, state) < 0) {
-                goto done;
-            }
-            i = s.stack_op[--depth];
-            Py_DECREF(state);
-            state = s.stack_state[depth];
-            unlift(&s, i);
-            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-            ops_hash ^= s.keys[i];
-            ok_left += s.ok[i];
-            if (!s.forced[i]) {
-                entry = s.next[1 + i]; /* on with the calls after its */
-                break;
-            }
-        }
-    }
-    PyObject *order = PyList_New(depth);
-    if (order == NULL) {
+    if (set_twins(s, twins) < 0) {
         goto done;
     }
-    for (Py_ssize_t d = 0; d < depth; d++) {
-        PyObject *position = PyLong_FromSsize_t(s.stack_op[d]);
-        if (position == NULL) {
-            Py_DECREF(order);
-            goto done;
-        }
-        PyList_SET_ITEM(order, d, position);
-    }
-    result = Py_BuildValue("(Nn)", order, taken);
-    goto done;
-give_up:
-    result = Py_BuildValue("(On)", Py_None, taken);
+    s->state = Py_NewRef(init);
+    s->o = s->returns ? s->by_ret[0] : -1;
+    status = 0;
 done:
-    Py_XDECREF(state);
     if (calls != NULL && rets != NULL) {
         for (Py_ssize_t i = 0; i < n; i++) {
             Py_XDECREF(calls[i]);
@@ -662,13 +651,320 @@ done:
     }
     PyMem_Free(calls);
     PyMem_Free(rets);
-    search_free(&s, depth);
+    return status;
+}
+
+/* The search from where it stopped, for `budget` more steps (a step: one op tried in one
+ * configuration); `s->taken` counts them all. RUN_FOUND: every ok op linearized (the order on
+ * the stack); RUN_BUDGET: not yet; RUN_OUT: no order (not linearizable, or the memo at its
+ * cap); RUN_ERROR: an exception.
+ *
+ * A configuration's candidates come in three phases: 0, op o, the earliest return still ahead
+ * (it must come before any op called after that return); 1, where o is a read that does not
+ * fit, the ops of the window (those called before o's return) that leave a state leading to
+ * the value it read (`helps`), and reads that fit, in list order; 2, the others. Only an
+ * order: every candidate is tried once in one phase, so what the search can find does not
+ * change, only how soon. */
+static int
+search_run(Search *s, Py_ssize_t budget)
+{
+    budget += s->taken;
+    int status = RUN_FOUND;
+    while (s->ok_left > 0) {
+        if (s->taken >= budget) {
+            status = RUN_BUDGET;
+            goto out;
+        }
+        s->taken++;
+        Py_ssize_t i;
+        if (s->phase == 0) {
+            i = s->o;
+            s->phase = s->native && s->kind[s->o] == K_READ ? 1 : 2;
+            s->entry = s->next[0];
+        }
+        else {
+            if (s->entry == 0 || s->entry > s->n) { /* a return: every op that may come next was tried */
+                if (s->phase == 1) {
+                    s->phase = 2;
+                    s->entry = s->next[0];
+                    continue;
+                }
+                goto failed;
+            }
+            i = s->entry - 1; /* a call: op i linearized next? */
+            s->entry = s->next[s->entry];
+            if (i == s->o) {
+                continue;
+            }
+        }
+        Py_ssize_t tw = s->twin[i];
+        if (tw >= 0 && !(s->bits[tw >> 6] >> (tw & 63) & 1) && s->call_rank[tw] < s->ret_rank[s->o]) {
+            continue; /* its alike twin that returns earlier is a candidate too: that one first */
+        }
+        PyObject *after = step(s, i, s->state);
+        if (after == NULL) {
+            status = RUN_ERROR;
+            goto out;
+        }
+        if (after == Py_None) {
+            Py_DECREF(after);
+            continue;
+        }
+        if (s->phase == 1 || (s->phase == 2 && s->native && s->kind[s->o] == K_READ)) {
+            int first = s->kind[i] == K_READ ? 1 : helps(after, s->a[s->o]);
+            if (first < 0 || first != (s->phase == 1)) { /* (in the other phase); or an exception */
+                Py_DECREF(after);
+                if (first < 0) {
+                    status = RUN_ERROR;
+                    goto out;
+                }
+                continue;
+            }
+        }
+        if (!s->ok[i]) {
+            int same = after == s->state ? 1 : PyObject_RichCompareBool(after, s->state, Py_EQ);
+            if (same != 0) { /* no effect: as good as never taking effect; or an exception */
+                Py_DECREF(after);
+                if (same < 0) {
+                    status = RUN_ERROR;
+                    goto out;
+                }
+                continue;
+            }
+        }
+        s->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        int seen = 0;
+        if (s->memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
+            Py_hash_t state_hash = PyObject_Hash(after);
+            seen = state_hash == -1 && PyErr_Occurred() ? -1
+                   : memo_has(&s->memo, mix(s->ops_hash ^ s->keys[i], state_hash), s->bits, after);
+        }
+        if (seen != 0) { /* failed before from there; or an exception */
+            s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            Py_DECREF(after);
+            if (seen < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            if (s->forced[i]) {
+                goto failed; /* a read that fits, whose continuation failed: so does this one */
+            }
+            continue;
+        }
+        s->ops_hash ^= s->keys[i];
+        s->stack_rp[s->depth] = s->rp;
+        s->stack_phase[s->depth] = (char)s->phase;
+        while (s->rp < s->returns && s->bits[s->by_ret[s->rp] >> 6] >> (s->by_ret[s->rp] & 63) & 1) {
+            s->rp++;
+        }
+        s->stack_op[s->depth] = i;
+        s->stack_state[s->depth++] = s->state; /* (its reference moves to the stack) */
+        s->state = after;
+        lift(s, i);
+        s->ok_left -= s->ok[i];
+        s->o = s->rp < s->returns ? s->by_ret[s->rp] : -1;
+        s->phase = 0;
+        continue;
+        /* every way on from this configuration failed; so did those below it whose choice was
+         * a read that fits */
+    failed:
+        for (;;) {
+            if (s->depth == 0) {
+                status = RUN_OUT; /* not linearizable (or not within the memo's cap: next) */
+                goto out;
+            }
+            if ((s->memo.used + 1) * s->memo.words > MEMO_WORDS) {
+                status = RUN_OUT; /* (its memo at its cap: the Python search's, which keeps less) */
+                goto out;
+            }
+            Py_hash_t state_hash = PyObject_Hash(s->state);
+            if (state_hash == -1 && PyErr_Occurred()) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            if (memo_add(&s->memo, mix(s->ops_hash, state_hash), s->bits, s->state) < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            i = s->stack_op[--s->depth];
+            s->rp = s->stack_rp[s->depth];
+            s->phase = s->stack_phase[s->depth];
+            s->o = s->by_ret[s->rp];
+            Py_DECREF(s->state);
+            s->state = s->stack_state[s->depth];
+            unlift(s, i);
+            s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            s->ops_hash ^= s->keys[i];
+            s->ok_left += s->ok[i];
+            if (!s->forced[i]) {
+                s->entry = i == s->o ? s->next[0] : s->next[1 + i]; /* on with the calls after its */
+                break;
+            }
+        }
+    }
+out:
+    return status;
+}
+
+/* The ops linearized, in order (positions), a new list; NULL with an exception. */
+static PyObject *
+search_order(const Search *s)
+{
+    PyObject *order = PyList_New(s->depth);
+    if (order == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t d = 0; d < s->depth; d++) {
+        PyObject *position = PyLong_FromSsize_t(s->stack_op[d]);
+        if (position == NULL) {
+            Py_DECREF(order);
+            return NULL;
+        }
+        PyList_SET_ITEM(order, d, position);
+    }
+    return order;
+}
+
+/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])
+ *   -> (positions in linearization order | None, steps taken)
+ * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
+ * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
+ * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
+ * (each op a read) are lists; twins: None or, per op, an alike op returning before it or -1
+ * (`set_twins`). */
+static PyObject *
+first_linearization(PyObject *module, PyObject *args)
+{
+    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
+    Py_ssize_t budget;
+    double max_overlap;
+    if (!PyArg_ParseTuple(args, "O!O!OndOOO|O:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
+                          &budget, &max_overlap, &kinds, &steps, &forced, &twins)) {
+        return NULL;
+    }
+    Search s;
+    memset(&s, 0, sizeof s);
+    PyObject *result = NULL;
+    int ready = search_init(&s, ops, by_ret, init, max_overlap, kinds, steps, forced, twins);
+    if (ready == 1) {
+        result = Py_BuildValue("(On)", Py_None, (Py_ssize_t)0);
+    }
+    else if (ready == 0) {
+        int status = search_run(&s, budget);
+        if (status == RUN_FOUND) {
+            result = Py_BuildValue("(Nn)", search_order(&s), s.taken);
+        }
+        else if (status != RUN_ERROR) {
+            result = Py_BuildValue("(On)", Py_None, s.taken);
+        }
+    }
+    search_free(&s);
     return result;
 }
 
+/* ---- the search as an object, run in slices: `Searcher` -------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Search s;
+    int ended; /* 0 while it may go on; else the RUN_ status it ended with */
+} Searcher;
+
+static void
+searcher_dealloc(Searcher *self)
+{
+    search_free(&self->s);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OOOO|O:Searcher", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init, &kinds,
+                          &steps, &forced, &twins)) {
+        return NULL;
+    }
+    Searcher *self = (Searcher *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    memset(&self->s, 0, sizeof self->s);
+    if (search_init(&self->s, ops, by_ret, init, 1e300, kinds, steps, forced, twins) != 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* advance(budget) -> order | None | False: up to `budget` more steps; the order when every ok
+ * op is linearized, None when there is none (or the memo reached its cap), False when the
+ * budget ran out first (ask again). */
+static PyObject *
+searcher_advance(Searcher *self, PyObject *arg)
+{
+    Py_ssize_t budget = PyLong_AsSsize_t(arg);
+    if (budget == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (self->ended == 0) {
+        int status = search_run(&self->s, budget);
+        if (status == RUN_ERROR) {
+            return NULL;
+        }
+        if (status != RUN_BUDGET) {
+            self->ended = status;
+        }
+    }
+    if (self->ended == RUN_FOUND) {
+        return search_order(&self->s);
+    }
+    if (self->ended == RUN_OUT) {
+        Py_RETURN_NONE;
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyObject *
+searcher_get_taken(Searcher *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->s.taken);
+}
+
+static PyObject *
+searcher_get_memo(Searcher *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->s.memo.used);
+}
+
+static PyMethodDef searcher_methods[] = {
+    {"advance", (PyCFunction)searcher_advance, METH_O,
+     "advance(budget) -> order | None | False: the search for up to `budget` more steps."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef searcher_getset[] = {
+    {"taken", (getter)searcher_get_taken, NULL, "steps taken so far", NULL},
+    {"memo", (getter)searcher_get_memo, NULL, "configurations in its memo", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SearcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "checkers.linearizability.cwgl.Searcher",
+    .tp_basicsize = sizeof(Searcher),
+    .tp_dealloc = (destructor)searcher_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Searcher(ops, by_ret, init, kinds, steps, forced[, twins]): the search of one part, run in slices "
+              "(`advance`), asked of every part the Python search is (compiled.py).",
+    .tp_methods = searcher_methods,
+    .tp_getset = searcher_getset,
+    .tp_new = searcher_new,
+};
+
 static PyMethodDef methods[] = {
     {"first_linearization", first_linearization, METH_VARARGS,
-     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)\n"
+     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])\n"
      "-> (order | None, steps taken)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {NULL, NULL, 0, NULL},
@@ -690,5 +986,16 @@ PyInit_cwgl(void)
                            || (name_ret = PyUnicode_InternFromString("ret")) == NULL)) {
         return NULL;
     }
-    return PyModule_Create(&module);
+    if (PyType_Ready(&SearcherType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(m, "Searcher", (PyObject *)&SearcherType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

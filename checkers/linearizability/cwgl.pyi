@@ -14,5 +14,6 @@ def first_linearization(
     kinds: Mapping[str, int] | None,
     steps: list[Callable[[Any], Any]] | None,
     forced: Sequence[bool] | None,
+    twins: list[int] | None = None,
     /,
 ) -> tuple[list[int] | None, int]: ...
