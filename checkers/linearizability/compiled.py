@@ -29,6 +29,7 @@ from collections.abc import Hashable
 from types import ModuleType
 from typing import Any
 
+from checkers.linearizability.bounds import SLICE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
@@ -80,30 +81,84 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
+    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
+    if budget is None:
+        budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
+    order, taken = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds, steps, forced,
+                                            twins)
+    return None if order is None else _shown(model, key, ops, ordered, order, taken)
+
+
+ALONGSIDE_SLICE = 16 * SLICE
+"""Steps of the compiled search `Alongside` takes for each slice of the Python search: about as
+long (a slice of the Python search, 2,048 of its iterations, took as long as 26,000-50,000
+steps of the compiled one on the kv parts of 50 clients measured; docs/performance/
+check-history.md, issue 35), so neither search costs more than twice the other's time."""
+
+
+class Alongside:
+    """The compiled search of a part the Python search has (the cascade did not decide it),
+    run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
+    costs at most about twice what the faster of the two takes. The Python search prunes by
+    value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
+    million steps); a configuration costs it about 50 times more. An order found here is
+    checked from scratch (`witnessed`) like any other; no order (the part not linearizable, or
+    the memo at its cap) leaves the part to the Python search, which finds the evidence."""
+
+    def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> None:
+        assert cwgl is not None
+        self.model, self.key, self.ops = model, key, ops
+        self.ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
+        self.search = cwgl.Searcher(self.ordered, by_ret, model.init, kinds, steps, forced, twins)
+        self.out = False
+
+    @property
+    def memo(self) -> int:
+        """Configurations in its memo (held like the Python search's)."""
+        return int(self.search.memo)
+
+    def advance(self, steps: int = ALONGSIDE_SLICE) -> PartitionResult | None:
+        """Up to `steps` more steps: the part's result once it found an order (checked); else
+        None, and `out` once it has no more to say (no order, or a wrong one)."""
+        order = self.search.advance(steps)
+        if order is False:
+            return None
+        self.out = True
+        if order is None:
+            return None
+        return _shown(self.model, self.key, self.ops, self.ordered, order, int(self.search.taken))
+
+
+def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Alongside | None:
+    """The compiled search to run beside the Python search of a part, or None (not built)."""
+    return None if cwgl is None or not ops else Alongside(model, key, ops)
+
+
+def _arguments(model: SequentialModel, ops: tuple[Operation, ...]) -> tuple[Any, ...]:
+    """What cwgl is given for a part: (ops in call order, the ok ones by return, kinds, steps,
+    forced, twins)."""
     ordered = ops
     calls = [o.call for o in ops]
     if any(a > b for a, b in zip(calls, calls[1:], strict=False)):
         ordered = tuple(sorted(ops, key=lambda o: o.call))  # (paired ops come in call order already)
     rets: list[Any] = [o.ret for o in ordered]
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
-    if budget is None:
-        budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
     kinds = model.tactics.step_kinds
     read_only = model.tactics.read_only
     twins = ok_twins(ordered, by_ret, read_only)
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
-        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, dict(kinds), None, None,
-                                         twins)
-    else:
-        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, None,
-                                         [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered],
-                                         twins)
-    order, taken = found
-    if order is None:
-        return None
+        return ordered, by_ret, dict(kinds), None, None, twins
+    return (ordered, by_ret, None, [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered],
+            twins)
+
+
+def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], ordered: tuple[Operation, ...],
+           order: list[int], taken: int) -> PartitionResult | None:
+    """The part's result from the compiled search's order, checked from scratch; None for a
+    wrong order (never: tests/checkers/test_compiled.py)."""
     line = tuple([ordered[p] for p in order])
     shown = witnessed(model, key, line, range(len(line)))
-    if shown is None:  # (a wrong order: never, tests/checkers/test_compiled.py)
+    if shown is None:
         return None
     # the info ops it did not linearize took effect last (as good as never: nothing observes it)
     placed = set(order)

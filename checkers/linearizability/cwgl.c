@@ -39,22 +39,26 @@
 
 /* ---- the memo: failed (bits, state), open addressing ------------------------------------- */
 
-/* The memo's cap, in words of the sets it keeps (a set is a bit per op of the part): 32 MiB.
- * The budget of steps bounds its entries too, but a part of 20,000 ops would fill 400 MB
- * first. */
-#define MEMO_WORDS ((Py_ssize_t)1 << 22)
+/* The memo's cap, in words (of 8 bytes) it holds: 128 MiB. An entry keeps the words of its
+ * set from the first that is not full to the last that is not empty (the words below are all
+ * ones, those above all zeros: the window of ops in flight, a word or two, whatever the length
+ * of the part), and counts `SLOT_WORDS` more for its slot and its allocation. */
+#define MEMO_WORDS ((Py_ssize_t)1 << 24)
+#define SLOT_WORDS 5
 
 typedef struct {
     uint64_t hash;
     PyObject *state; /* owned; NULL: an empty slot */
-    uint64_t *bits;  /* owned, `words` words */
+    uint64_t *bits;  /* owned, `len` words: the set's words from `lo` on */
+    int32_t lo, len;
 } Slot;
 
 typedef struct {
     Slot *slots;
     Py_ssize_t capacity; /* a power of two, or 0 */
     Py_ssize_t used;
-    Py_ssize_t words;
+    Py_ssize_t words;    /* of a whole set */
+    Py_ssize_t held;     /* words held, counted as MEMO_WORDS says */
 } Memo;
 
 static void
@@ -68,12 +72,13 @@ memo_free(Memo *memo)
     }
     PyMem_Free(memo->slots);
     memo->slots = NULL;
-    memo->capacity = memo->used = 0;
+    memo->capacity = memo->used = memo->held = 0;
 }
 
-/* 1: (bits, state) is in the memo; 0: not; -1: an exception (from ==). */
+/* 1: (the set whose words from `lo` to `hi` are `bits[lo:hi]`, state) is in the memo; 0: not;
+ * -1: an exception (from ==). */
 static int
-memo_has(const Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+memo_has(const Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, PyObject *state)
 {
     Py_ssize_t mask = memo->capacity - 1;
     for (Py_ssize_t k = (Py_ssize_t)(hash & (uint64_t)mask);; k = (k + 1) & mask) {
@@ -81,7 +86,8 @@ memo_has(const Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
         if (slot->state == NULL) {
             return 0;
         }
-        if (slot->hash == hash && memcmp(slot->bits, bits, (size_t)memo->words * sizeof(uint64_t)) == 0) {
+        if (slot->hash == hash && slot->lo == lo && slot->len == hi - lo
+            && memcmp(slot->bits, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t)) == 0) {
             int same = slot->state == state ? 1 : PyObject_RichCompareBool(slot->state, state, Py_EQ);
             if (same != 0) {
                 return same;
@@ -101,9 +107,10 @@ memo_place(Slot *slots, Py_ssize_t capacity, Slot slot)
     slots[k] = slot;
 }
 
-/* Adds (bits, state), known not to be in it; 0, or -1 with MemoryError. */
+/* Adds (the set of `bits`, words `lo` to `hi`, state), known not to be in it; 0, or -1 with
+ * MemoryError. */
 static int
-memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, PyObject *state)
 {
     if (2 * (memo->used + 1) > memo->capacity) {
         Py_ssize_t capacity = memo->capacity ? 2 * memo->capacity : 64;
@@ -121,16 +128,17 @@ memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
         memo->slots = slots;
         memo->capacity = capacity;
     }
-    uint64_t *copy = PyMem_Malloc((size_t)memo->words * sizeof(uint64_t));
+    uint64_t *copy = PyMem_Malloc((size_t)(hi - lo + 1) * sizeof(uint64_t));
     if (copy == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    memcpy(copy, bits, (size_t)memo->words * sizeof(uint64_t));
+    memcpy(copy, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t));
     Py_INCREF(state);
-    Slot slot = {hash, state, copy};
+    Slot slot = {hash, state, copy, (int32_t)lo, (int32_t)(hi - lo)};
     memo_place(memo->slots, memo->capacity, slot);
     memo->used++;
+    memo->held += hi - lo + SLOT_WORDS;
     return 0;
 }
 
@@ -193,6 +201,7 @@ typedef struct {
     PyObject *state;         /* owned, or NULL */
     uint64_t ops_hash;
     Py_ssize_t entry, o, depth, rp, ok_left, taken;
+    Py_ssize_t low, high;    /* the first word of `bits` not all ones; past the last not zero */
     int phase;
 } Search;
 
@@ -533,7 +542,7 @@ set_twins(Search *s, PyObject *twins)
 }
 
 /* What `search_run` ended with. */
-enum { RUN_FOUND, RUN_BUDGET, RUN_OUT, RUN_ERROR };
+enum { RUN_FOUND = 1, RUN_BUDGET, RUN_OUT, RUN_ERROR };
 
 /* Sets up the search of `ops` (see `first_linearization` for the arguments) in `s`, zeroed
  * before: 0; 1, not asked (more than `max_overlap` ok ops in flight on average); -1 with an
@@ -733,11 +742,15 @@ search_run(Search *s, Py_ssize_t budget)
             }
         }
         s->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        Py_ssize_t low = s->low, high = (i >> 6) + 1 > s->high ? (i >> 6) + 1 : s->high;
+        while (s->bits[low] == ~(uint64_t)0) {
+            low++; /* (the last word is never full: n / 64 + 1 words) */
+        }
         int seen = 0;
         if (s->memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
             Py_hash_t state_hash = PyObject_Hash(after);
             seen = state_hash == -1 && PyErr_Occurred() ? -1
-                   : memo_has(&s->memo, mix(s->ops_hash ^ s->keys[i], state_hash), s->bits, after);
+                   : memo_has(&s->memo, mix(s->ops_hash ^ s->keys[i], state_hash), low, high, s->bits, after);
         }
         if (seen != 0) { /* failed before from there; or an exception */
             s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
@@ -752,6 +765,8 @@ search_run(Search *s, Py_ssize_t budget)
             continue;
         }
         s->ops_hash ^= s->keys[i];
+        s->low = low;
+        s->high = high;
         s->stack_rp[s->depth] = s->rp;
         s->stack_phase[s->depth] = (char)s->phase;
         while (s->rp < s->returns && s->bits[s->by_ret[s->rp] >> 6] >> (s->by_ret[s->rp] & 63) & 1) {
@@ -773,7 +788,7 @@ search_run(Search *s, Py_ssize_t budget)
                 status = RUN_OUT; /* not linearizable (or not within the memo's cap: next) */
                 goto out;
             }
-            if ((s->memo.used + 1) * s->memo.words > MEMO_WORDS) {
+            if (s->memo.held + s->high - s->low + SLOT_WORDS > MEMO_WORDS) {
                 status = RUN_OUT; /* (its memo at its cap: the Python search's, which keeps less) */
                 goto out;
             }
@@ -782,7 +797,7 @@ search_run(Search *s, Py_ssize_t budget)
                 status = RUN_ERROR;
                 goto out;
             }
-            if (memo_add(&s->memo, mix(s->ops_hash, state_hash), s->bits, s->state) < 0) {
+            if (memo_add(&s->memo, mix(s->ops_hash, state_hash), s->low, s->high, s->bits, s->state) < 0) {
                 status = RUN_ERROR;
                 goto out;
             }
@@ -794,6 +809,12 @@ search_run(Search *s, Py_ssize_t budget)
             s->state = s->stack_state[s->depth];
             unlift(s, i);
             s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            if (i >> 6 < s->low) {
+                s->low = i >> 6;
+            }
+            while (s->high > 0 && s->bits[s->high - 1] == 0) {
+                s->high--;
+            }
             s->ops_hash ^= s->keys[i];
             s->ok_left += s->ok[i];
             if (!s->forced[i]) {
