@@ -46,14 +46,18 @@
 #define MEMO_WORDS ((Py_ssize_t)1 << 24)
 #define SLOT_WORDS 5
 
+/* A state: a Python object (owned where kept), or the number of an interned one (`intern_all`). */
+typedef intptr_t St;
+
 typedef struct {
     uint64_t hash;
-    PyObject *state; /* owned; NULL: an empty slot */
-    uint64_t *bits;  /* owned, `len` words: the set's words from `lo` on */
+    St state;        /* owned, if an object */
+    uint64_t *bits;  /* owned, `len` words: the set's words from `lo` on; NULL: an empty slot */
     int32_t lo, len;
 } Slot;
 
 typedef struct {
+    int objects;         /* the states are Python objects (else numbers) */
     Slot *slots;
     Py_ssize_t capacity; /* a power of two, or 0 */
     Py_ssize_t used;
@@ -65,8 +69,10 @@ static void
 memo_free(Memo *memo)
 {
     for (Py_ssize_t k = 0; k < memo->capacity; k++) {
-        if (memo->slots[k].state != NULL) {
-            Py_DECREF(memo->slots[k].state);
+        if (memo->slots[k].bits != NULL) {
+            if (memo->objects) {
+                Py_DECREF((PyObject *)memo->slots[k].state);
+            }
             PyMem_Free(memo->slots[k].bits);
         }
     }
@@ -78,17 +84,19 @@ memo_free(Memo *memo)
 /* 1: (the set whose words from `lo` to `hi` are `bits[lo:hi]`, state) is in the memo; 0: not;
  * -1: an exception (from ==). */
 static int
-memo_has(const Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, PyObject *state)
+memo_has(const Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, St state)
 {
     Py_ssize_t mask = memo->capacity - 1;
     for (Py_ssize_t k = (Py_ssize_t)(hash & (uint64_t)mask);; k = (k + 1) & mask) {
         const Slot *slot = &memo->slots[k];
-        if (slot->state == NULL) {
+        if (slot->bits == NULL) {
             return 0;
         }
         if (slot->hash == hash && slot->lo == lo && slot->len == hi - lo
             && memcmp(slot->bits, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t)) == 0) {
-            int same = slot->state == state ? 1 : PyObject_RichCompareBool(slot->state, state, Py_EQ);
+            int same = slot->state == state ? 1
+                       : memo->objects ? PyObject_RichCompareBool((PyObject *)slot->state, (PyObject *)state, Py_EQ)
+                                       : 0;
             if (same != 0) {
                 return same;
             }
@@ -101,7 +109,7 @@ memo_place(Slot *slots, Py_ssize_t capacity, Slot slot)
 {
     Py_ssize_t mask = capacity - 1;
     Py_ssize_t k = (Py_ssize_t)(slot.hash & (uint64_t)mask);
-    while (slots[k].state != NULL) {
+    while (slots[k].bits != NULL) {
         k = (k + 1) & mask;
     }
     slots[k] = slot;
@@ -110,7 +118,7 @@ memo_place(Slot *slots, Py_ssize_t capacity, Slot slot)
 /* Adds (the set of `bits`, words `lo` to `hi`, state), known not to be in it; 0, or -1 with
  * MemoryError. */
 static int
-memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, PyObject *state)
+memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, St state)
 {
     if (2 * (memo->used + 1) > memo->capacity) {
         Py_ssize_t capacity = memo->capacity ? 2 * memo->capacity : 64;
@@ -120,7 +128,7 @@ memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t
             return -1;
         }
         for (Py_ssize_t k = 0; k < memo->capacity; k++) {
-            if (memo->slots[k].state != NULL) {
+            if (memo->slots[k].bits != NULL) {
                 memo_place(slots, capacity, memo->slots[k]);
             }
         }
@@ -134,7 +142,9 @@ memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t
         return -1;
     }
     memcpy(copy, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t));
-    Py_INCREF(state);
+    if (memo->objects) {
+        Py_INCREF((PyObject *)state);
+    }
     Slot slot = {hash, state, copy, (int32_t)lo, (int32_t)(hi - lo)};
     memo_place(memo->slots, memo->capacity, slot);
     memo->used++;
@@ -183,7 +193,7 @@ typedef struct {
     uint64_t *keys;          /* per op, for the configuration's hash */
     uint64_t *bits;          /* the ops linearized */
     Py_ssize_t *stack_op;    /* the ops linearized, in order */
-    PyObject **stack_state;  /* owned: the state before each */
+    St *stack_state;         /* the state before each (owned) */
     char *ok;                /* op i has a return */
     char *forced;            /* op i is an ok read: once it fits, nothing else is tried */
     char *kind;
@@ -197,8 +207,20 @@ typedef struct {
     Memo memo;
     int native;              /* the register and kv rules stepped here (`kinds`) */
     Py_ssize_t returns;      /* ok ops */
+    /* interned states (`intern_all`; `memo.objects` 0): a number per value, or (kv with
+     * appends) per node of a trie of the strings, by character */
+    Py_ssize_t *ia, *ib;     /* per op: the value read, written or expected; a cas's new one */
+    Py_UCS4 *codes;          /* the characters of the appends' suffixes */
+    Py_ssize_t *suffix_at, *suffix_len;
+    int trie;
+    Py_ssize_t nodes, node_cap, settled; /* nodes made; room; made before the search */
+    Py_ssize_t *parent, *tin, *tout;     /* per node; tin -1: made during the search */
+    uint64_t *child_key;     /* the trie's edges: (node << 21 | character) + 1, 0: empty */
+    Py_ssize_t *child;
+    Py_ssize_t child_cap, child_used;
     /* where the search is (`search_run` goes on from there) */
-    PyObject *state;         /* owned, or NULL */
+    St state;                /* owned, if an object; 0 before it starts */
+    int started;
     uint64_t ops_hash;
     Py_ssize_t entry, o, depth, rp, ok_left, taken;
     Py_ssize_t low, high;    /* the first word of `bits` not all ones; past the last not zero */
@@ -208,12 +230,26 @@ typedef struct {
 static void
 search_free(Search *s)
 {
-    for (Py_ssize_t d = 0; d < s->depth; d++) {
-        Py_DECREF(s->stack_state[d]);
+    if (s->memo.objects) {
+        for (Py_ssize_t d = 0; d < s->depth; d++) {
+            Py_DECREF((PyObject *)s->stack_state[d]);
+        }
+        if (s->started) {
+            Py_DECREF((PyObject *)s->state);
+        }
     }
-    Py_XDECREF(s->state);
-    s->state = NULL;
+    s->started = 0;
     s->depth = 0;
+    PyMem_Free(s->ia);
+    PyMem_Free(s->ib);
+    PyMem_Free(s->codes);
+    PyMem_Free(s->suffix_at);
+    PyMem_Free(s->suffix_len);
+    PyMem_Free(s->parent);
+    PyMem_Free(s->tin);
+    PyMem_Free(s->tout);
+    PyMem_Free(s->child_key);
+    PyMem_Free(s->child);
     for (Py_ssize_t i = 0; i < s->n; i++) {
         if (s->a != NULL) {
             Py_XDECREF(s->a[i]);
@@ -509,6 +545,366 @@ helps(PyObject *after, PyObject *need)
     return equal(value, need);
 }
 
+/* ---- interned states: a number for each value, compared and hashed as a number -------------
+ *
+ * Why: a kv value is a string as long as its appends, so stepping an append copies it, and
+ * its hash (for the memo) reads it all, at every step; a register's values are compared by
+ * Python's ==. Interned, the register's values are numbers (Python's == decides which values
+ * are one), and kv's strings are the nodes of a trie of their characters: an append walks its
+ * suffix's few characters from the node it starts at, whatever the length of the value. Two
+ * states are equal exactly when their numbers are (a node is one string). Only for the
+ * register and kv rules (`kinds`), with every value hashable and equal to itself, and with
+ * appends, every value a string or null; else the states stay objects. */
+
+#define NULL_NODE 0 /* null (no value yet); "" is ROOT_NODE */
+#define ROOT_NODE 1
+
+/* The child of `node` by character `c`, made if there is none (made during the search: counted
+ * in the memo's words). The node, or -1 with MemoryError. */
+static Py_ssize_t
+trie_child(Search *s, Py_ssize_t node, Py_UCS4 c)
+{
+    if (2 * (s->child_used + 1) > s->child_cap) {
+        Py_ssize_t cap = s->child_cap ? 2 * s->child_cap : 1024;
+        uint64_t *keys = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+        Py_ssize_t *values = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+        if (keys == NULL || values == NULL) {
+            PyMem_Free(keys);
+            PyMem_Free(values);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < s->child_cap; k++) {
+            if (s->child_key[k]) {
+                uint64_t h = s->child_key[k] * 0x9E3779B97F4A7C15ULL;
+                Py_ssize_t j = (Py_ssize_t)(h >> 17) & (cap - 1);
+                while (keys[j]) {
+                    j = (j + 1) & (cap - 1);
+                }
+                keys[j] = s->child_key[k];
+                values[j] = s->child[k];
+            }
+        }
+        PyMem_Free(s->child_key);
+        PyMem_Free(s->child);
+        s->child_key = keys;
+        s->child = values;
+        s->child_cap = cap;
+    }
+    uint64_t key = (((uint64_t)node << 21) | c) + 1;
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    Py_ssize_t mask = s->child_cap - 1, j = (Py_ssize_t)(h >> 17) & mask;
+    for (; s->child_key[j]; j = (j + 1) & mask) {
+        if (s->child_key[j] == key) {
+            return s->child[j];
+        }
+    }
+    if (s->nodes == s->node_cap) {
+        Py_ssize_t cap = 2 * s->node_cap;
+        Py_ssize_t *parent = PyMem_Realloc(s->parent, (size_t)cap * sizeof(Py_ssize_t));
+        if (parent == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->parent = parent;
+        Py_ssize_t *tin = PyMem_Realloc(s->tin, (size_t)cap * sizeof(Py_ssize_t));
+        if (tin == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->tin = tin;
+        Py_ssize_t *tout = PyMem_Realloc(s->tout, (size_t)cap * sizeof(Py_ssize_t));
+        if (tout == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->tout = tout;
+        s->node_cap = cap;
+    }
+    Py_ssize_t made = s->nodes++;
+    s->parent[made] = node;
+    s->tin[made] = s->tout[made] = -1;
+    s->child_key[j] = key;
+    s->child[j] = made;
+    s->child_used++;
+    if (s->settled) {
+        s->memo.held += 4; /* (a node made during the search: as much as a small memo entry) */
+    }
+    return made;
+}
+
+/* The node of string `text`'s characters from[start:end] walked from `node`; -1 with an error. */
+static Py_ssize_t
+trie_walk(Search *s, Py_ssize_t node, const Py_UCS4 *codes, Py_ssize_t len)
+{
+    for (Py_ssize_t k = 0; k < len && node >= 0; k++) {
+        node = trie_child(s, node, codes[k]);
+    }
+    return node;
+}
+
+/* A value's number: 1 and `*id` set; 0 where it cannot be interned (not hashable, not equal to
+ * itself, or, in a trie, not a string or null); -1 with an exception (memory). */
+static int
+intern_value(Search *s, PyObject *numbers, PyObject *value, Py_ssize_t *id)
+{
+    if (s->trie) {
+        if (value == Py_None) {
+            *id = NULL_NODE;
+            return 1;
+        }
+        if (!PyUnicode_Check(value)) {
+            return 0;
+        }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(value), node = ROOT_NODE;
+        for (Py_ssize_t k = 0; k < len && node >= 0; k++) {
+            node = trie_child(s, node, PyUnicode_READ_CHAR(value, k));
+        }
+        if (node < 0) {
+            return -1;
+        }
+        *id = node;
+        return 1;
+    }
+    int self = equal(value, value);
+    if (self != 1) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *known = PyDict_GetItemWithError(numbers, value);
+    if (known == NULL) {
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        PyObject *number = PyLong_FromSsize_t(PyDict_GET_SIZE(numbers));
+        if (number == NULL || PyDict_SetItem(numbers, value, number) < 0) {
+            Py_XDECREF(number);
+            PyErr_Clear();
+            return 0;
+        }
+        known = number;
+        Py_DECREF(number); /* (the dict holds it) */
+    }
+    *id = PyLong_AsSsize_t(known);
+    return 1;
+}
+
+/* Euler-tour numbers of the nodes made so far (`tin`, `tout`): node a is a prefix of node b
+ * when tin[a] <= tin[b] and tout[b] <= tout[a]. 0, or -1 with MemoryError. */
+static int
+trie_settle(Search *s)
+{
+    Py_ssize_t n = s->nodes;
+    Py_ssize_t *first = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *sibling = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *stack = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    if (first == NULL || sibling == NULL || stack == NULL) {
+        PyMem_Free(first);
+        PyMem_Free(sibling);
+        PyMem_Free(stack);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t v = 0; v < n; v++) {
+        first[v] = -1;
+    }
+    for (Py_ssize_t v = n - 1; v > ROOT_NODE; v--) {
+        sibling[v] = first[s->parent[v]];
+        first[s->parent[v]] = v;
+    }
+    Py_ssize_t clock = 0, top = 0;
+    stack[top++] = ROOT_NODE;
+    s->tin[ROOT_NODE] = clock++;
+    while (top > 0) {
+        Py_ssize_t v = stack[top - 1];
+        Py_ssize_t c = first[v];
+        if (c >= 0) {
+            first[v] = sibling[c]; /* (the next child, next time) */
+            s->tin[c] = clock++;
+            stack[top++] = c;
+        }
+        else {
+            s->tout[v] = clock++;
+            top--;
+        }
+    }
+    PyMem_Free(first);
+    PyMem_Free(sibling);
+    PyMem_Free(stack);
+    s->settled = 1;
+    return 0;
+}
+
+/* Interns every value of the part and `init` (a state (value,)): 1, done (`memo.objects` 0,
+ * `*start` the initial state's number); 0, not possible (the states stay objects); -1 with an
+ * exception. */
+static int
+intern_all(Search *s, PyObject *init, St *start)
+{
+    Py_ssize_t n = s->n, total = 0;
+    if (!s->native || !PyTuple_Check(init) || PyTuple_GET_SIZE(init) != 1) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s->kind[i] == K_APPEND) {
+            if (!PyUnicode_Check(s->a[i])) {
+                return 0;
+            }
+            s->trie = 1;
+            total += PyUnicode_GET_LENGTH(s->a[i]);
+        }
+    }
+    s->ia = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->ib = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->codes = PyMem_Malloc((size_t)(total + 1) * sizeof(Py_UCS4));
+    s->suffix_at = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->suffix_len = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->node_cap = 1024;
+    s->nodes = 2; /* null and "" */
+    s->parent = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    s->tin = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    s->tout = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    PyObject *numbers = PyDict_New();
+    if (!s->ia || !s->ib || !s->codes || !s->suffix_at || !s->suffix_len || !s->parent || !s->tin || !s->tout
+        || numbers == NULL) {
+        Py_XDECREF(numbers);
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->parent[NULL_NODE] = s->parent[ROOT_NODE] = -1;
+    s->tin[NULL_NODE] = s->tout[NULL_NODE] = -1;
+    int status = intern_value(s, numbers, PyTuple_GET_ITEM(init, 0), start);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n && status == 1; i++) {
+        switch (s->kind[i]) {
+        case K_READ:
+            status = intern_value(s, numbers, s->a[i], &s->ia[i]);
+            break;
+        case K_WRITE:
+            status = intern_value(s, numbers, PyTuple_GET_ITEM(s->a[i], 0), &s->ia[i]);
+            break;
+        case K_CAS:
+        case K_CAS_INFO:
+            status = intern_value(s, numbers, s->a[i], &s->ia[i]);
+            if (status == 1) {
+                status = intern_value(s, numbers, PyTuple_GET_ITEM(s->b[i], 0), &s->ib[i]);
+            }
+            break;
+        case K_APPEND: {
+            Py_ssize_t len = PyUnicode_GET_LENGTH(s->a[i]);
+            s->suffix_at[i] = at;
+            s->suffix_len[i] = len;
+            for (Py_ssize_t k = 0; k < len; k++) {
+                s->codes[at++] = PyUnicode_READ_CHAR(s->a[i], k);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    Py_DECREF(numbers);
+    if (status == 1 && s->trie && trie_settle(s) < 0) {
+        status = -1;
+    }
+    if (status == 1) {
+        s->memo.objects = 0;
+    }
+    return status;
+}
+
+/* The state after op i in `state`: 1 and `*after` (a new reference, if an object); 0 where the
+ * op cannot happen; -1 with an exception. */
+static int
+st_step(Search *s, Py_ssize_t i, St state, St *after)
+{
+    if (s->memo.objects) {
+        PyObject *next = step(s, i, (PyObject *)state);
+        if (next == NULL) {
+            return -1;
+        }
+        if (next == Py_None) {
+            Py_DECREF(next);
+            return 0;
+        }
+        *after = (St)next;
+        return 1;
+    }
+    switch (s->kind[i]) {
+    case K_READ:
+        *after = state;
+        return state == s->ia[i];
+    case K_SAME:
+        *after = state;
+        return 1;
+    case K_WRITE:
+        *after = s->ia[i];
+        return 1;
+    case K_CAS:
+    case K_CAS_INFO:
+        if (state == s->ia[i]) {
+            *after = s->ib[i];
+            return 1;
+        }
+        *after = state;
+        return s->kind[i] == K_CAS_INFO;
+    case K_APPEND: {
+        Py_ssize_t node = trie_walk(s, state == NULL_NODE ? ROOT_NODE : state, s->codes + s->suffix_at[i],
+                                    s->suffix_len[i]);
+        if (node < 0) {
+            return -1;
+        }
+        *after = node;
+        return 1;
+    }
+    default: /* K_NEVER (K_STEP: never interned) */
+        return 0;
+    }
+}
+
+static inline void
+st_decref(const Search *s, St state)
+{
+    if (s->memo.objects) {
+        Py_DECREF((PyObject *)state);
+    }
+}
+
+/* 1, 0, or -1 with an exception. */
+static inline int
+st_same(const Search *s, St a, St b)
+{
+    if (a == b) {
+        return 1;
+    }
+    return s->memo.objects ? PyObject_RichCompareBool((PyObject *)a, (PyObject *)b, Py_EQ) : 0;
+}
+
+/* -1 with an exception. */
+static inline Py_hash_t
+st_hash(const Search *s, St state)
+{
+    return s->memo.objects ? PyObject_Hash((PyObject *)state) : (Py_hash_t)state;
+}
+
+/* `helps`, for op o's value read. */
+static int
+st_helps(const Search *s, St after, Py_ssize_t o)
+{
+    if (s->memo.objects) {
+        return helps((PyObject *)after, s->a[o]);
+    }
+    Py_ssize_t need = s->ia[o];
+    if (!s->trie || need == NULL_NODE) {
+        return after == need;
+    }
+    if (after == NULL_NODE) {
+        return 1;
+    }
+    return s->tin[after] >= 0 && s->tin[after] <= s->tin[need] && s->tout[need] <= s->tout[after];
+}
+
 /* `twins[i]`: an op alike op i (the same step and the same output), not a read, that returns
  * before it, or -1; None: none. While both are candidates only the one that returns earlier is
  * tried: a linearization taking op i first can swap the two (the same effect, and the earlier
@@ -570,7 +966,7 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
     s->keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
     s->bits = PyMem_Calloc((size_t)s->memo.words, sizeof(uint64_t));
     s->stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    s->stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(PyObject *));
+    s->stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(St));
     s->ok = PyMem_Calloc((size_t)(n + 1), 1);
     s->forced = PyMem_Calloc((size_t)(n + 1), 1);
     s->kind = PyMem_Calloc((size_t)(n + 1), 1);
@@ -648,7 +1044,15 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
     if (set_twins(s, twins) < 0) {
         goto done;
     }
-    s->state = Py_NewRef(init);
+    s->memo.objects = 1;
+    int interned = intern_all(s, init, &s->state);
+    if (interned < 0) {
+        goto done;
+    }
+    if (!interned) {
+        s->state = (St)Py_NewRef(init);
+    }
+    s->started = 1;
     s->o = s->returns ? s->by_ret[0] : -1;
     status = 0;
 done:
@@ -710,19 +1114,19 @@ search_run(Search *s, Py_ssize_t budget)
         if (tw >= 0 && !(s->bits[tw >> 6] >> (tw & 63) & 1) && s->call_rank[tw] < s->ret_rank[s->o]) {
             continue; /* its alike twin that returns earlier is a candidate too: that one first */
         }
-        PyObject *after = step(s, i, s->state);
-        if (after == NULL) {
-            status = RUN_ERROR;
-            goto out;
-        }
-        if (after == Py_None) {
-            Py_DECREF(after);
+        St after;
+        int fits = st_step(s, i, s->state, &after);
+        if (fits <= 0) {
+            if (fits < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
             continue;
         }
         if (s->phase == 1 || (s->phase == 2 && s->native && s->kind[s->o] == K_READ)) {
-            int first = s->kind[i] == K_READ ? 1 : helps(after, s->a[s->o]);
+            int first = s->kind[i] == K_READ ? 1 : st_helps(s, after, s->o);
             if (first < 0 || first != (s->phase == 1)) { /* (in the other phase); or an exception */
-                Py_DECREF(after);
+                st_decref(s, after);
                 if (first < 0) {
                     status = RUN_ERROR;
                     goto out;
@@ -731,9 +1135,9 @@ search_run(Search *s, Py_ssize_t budget)
             }
         }
         if (!s->ok[i]) {
-            int same = after == s->state ? 1 : PyObject_RichCompareBool(after, s->state, Py_EQ);
+            int same = st_same(s, after, s->state);
             if (same != 0) { /* no effect: as good as never taking effect; or an exception */
-                Py_DECREF(after);
+                st_decref(s, after);
                 if (same < 0) {
                     status = RUN_ERROR;
                     goto out;
@@ -748,13 +1152,13 @@ search_run(Search *s, Py_ssize_t budget)
         }
         int seen = 0;
         if (s->memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
-            Py_hash_t state_hash = PyObject_Hash(after);
+            Py_hash_t state_hash = st_hash(s, after);
             seen = state_hash == -1 && PyErr_Occurred() ? -1
                    : memo_has(&s->memo, mix(s->ops_hash ^ s->keys[i], state_hash), low, high, s->bits, after);
         }
         if (seen != 0) { /* failed before from there; or an exception */
             s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-            Py_DECREF(after);
+            st_decref(s, after);
             if (seen < 0) {
                 status = RUN_ERROR;
                 goto out;
@@ -792,7 +1196,7 @@ search_run(Search *s, Py_ssize_t budget)
                 status = RUN_OUT; /* (its memo at its cap: the Python search's, which keeps less) */
                 goto out;
             }
-            Py_hash_t state_hash = PyObject_Hash(s->state);
+            Py_hash_t state_hash = st_hash(s, s->state);
             if (state_hash == -1 && PyErr_Occurred()) {
                 status = RUN_ERROR;
                 goto out;
@@ -805,7 +1209,7 @@ search_run(Search *s, Py_ssize_t budget)
             s->rp = s->stack_rp[s->depth];
             s->phase = s->stack_phase[s->depth];
             s->o = s->by_ret[s->rp];
-            Py_DECREF(s->state);
+            st_decref(s, s->state);
             s->state = s->stack_state[s->depth];
             unlift(s, i);
             s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
