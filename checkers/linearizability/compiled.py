@@ -119,10 +119,11 @@ class Alongside:
         """Configurations in its memo (held like the Python search's)."""
         return int(self.search.memo)
 
-    def advance(self, steps: int = ALONGSIDE_SLICE) -> PartitionResult | None:
-        """Up to `steps` more steps: the part's result once it found an order (checked); else
-        None, and `out` once it has no more to say (no order, or a wrong one)."""
-        order = self.search.advance(steps)
+    def advance(self, steps: int | None = None) -> PartitionResult | None:
+        """Up to `steps` more steps (`ALONGSIDE_SLICE`): the part's result once it found an
+        order (checked); else None, and `out` once it has no more to say (no order, or a
+        wrong one)."""
+        order = self.search.advance(ALONGSIDE_SLICE if steps is None else steps)
         if order is False:
             return None
         self.out = True
