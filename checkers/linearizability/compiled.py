@@ -1,16 +1,20 @@
-"""The compiled search, asked for a part before `refute` and the Python search: `straight_through`.
+"""The compiled search: asked for a part before `refute` and the Python search
+(`straight_through`), and run beside the Python search of a part nothing else decided
+(`Alongside`).
 
 Why: on a part whose search runs nearly straight through (ten clients over eight keys: about
 one op of the key in flight at a time, 1.2-4 steps an op), a check spends its time on what a
 step costs, not on the number of steps, and a step of the Python loop (search.py) with its
-set-up costs 2-5 us. `cwgl.c` is the plain Wing–Gong/Lowe search (Porcupine's), with two
-of search.py's rules, in C; it steps the register and kv ops itself (`Tactics.step_kinds`)
-and any other model's ops by calling their compiled steps.
+set-up costs 2-5 us. `cwgl.c` is the Wing–Gong/Lowe search (Porcupine's), with three of
+search.py's rules and its own order of candidates, in C; it steps the register and kv ops
+itself (`Tactics.step_kinds`, their states interned) and any other model's ops by calling
+their compiled steps.
 
-It is asked only where it runs straight: a part whose ok ops have on average more than
-`MAX_OVERLAP` others in flight at their call is left to the Python search at once (the plain
-search backtracks there, and search.py's reductions win), and it gives up after
-`STEPS_PER_OP` steps an op.
+`straight_through` is asked only where it runs straight: a part whose ok ops have on average
+more than `MAX_OVERLAP` others in flight at their call is left to the rest of the cascade (the
+plain search backtracks there), and it gives up after `STEPS_PER_OP` steps an op. Where the
+Python search then runs, `Alongside` runs the compiled search beside it, a slice each in turn:
+neither is faster everywhere (docs/check-history.md, "The compiled search").
 
 What it may do to a verdict: nothing. It answers only with an order; the order is checked
 from scratch (`witnessed`: real time, and every output by the model) before it counts, and
@@ -21,7 +25,6 @@ the answer is always None: the same verdicts, slower (tests/checkers/linearizabi
 test_compiled.py requires the module only where CI asks it to: `TCMCHECK_REQUIRE_COMPILED=1`).
 The order it finds may differ from the Python search's: another linearization of the same part.
 """
-
 from __future__ import annotations
 
 import os
@@ -93,9 +96,9 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
 
 ALONGSIDE_SLICE = 32 * SLICE
 """Steps of the compiled search `Alongside` takes for each slice of the Python search: about as
-long (a slice of the Python search, 2,048 of its iterations, took as long as 26,000-50,000
-steps of the compiled one on the kv parts of 50 clients measured; docs/performance/
-check-history.md, issue 35), so neither search costs more than twice the other's time."""
+long (one slice of the Python search, 2,048 of its iterations, took as long as 50,000-70,000
+compiled steps on the kv parts of 50 clients measured, CPU time; docs/performance/
+check-history.md, issue 35), so neither search costs more than about twice the other's time."""
 
 
 class Alongside:
@@ -103,7 +106,7 @@ class Alongside:
     run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
     costs at most about twice what the faster of the two takes. The Python search prunes by
     value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
-    million steps); a configuration costs it about 50 times more. An order found here is
+    million steps); a configuration costs it about 50 times a step here. An order found here is
     checked from scratch (`witnessed`) like any other; no order (the part not linearizable, or
     the memo at its cap) leaves the part to the Python search, which finds the evidence."""
 

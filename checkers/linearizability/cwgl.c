@@ -1,30 +1,36 @@
 /* The Wing–Gong/Lowe search of one part, compiled: what `compiled.py` asks before the Python
  * search (search.py) for a part that runs nearly straight through, where the Python loop's
- * cost per step, not the number of steps, is what a check spends.
+ * cost per step, not the number of steps, is what a check spends (`first_linearization`); and
+ * the same search run in slices beside the Python search of a part nothing else decided
+ * (`Searcher`, `compiled.Alongside`).
  *
  * It is the plain algorithm (Lowe's "Testing for linearizability", 2017; Porcupine's search
  * is the same): the calls and returns of the part in one doubly-linked list in time order;
- * at the first entry, a call is linearized if the model accepts it there (its call and
- * return leave the list), a return means the configuration failed (back to the last op
- * linearized, which goes back into the list, and on to the entry after its call). Failed
- * configurations (set of ops linearized, state) are memoized. Two rules of the Python
+ * a call before the first return is linearized if the model accepts it there (its call and
+ * return leave the list); when none is, the configuration failed (back to the last op
+ * linearized, which goes back into the list, and on to the next candidate). Failed
+ * configurations (set of ops linearized, state) are memoized. Three rules of the Python
  * search are kept, each argued in docs/check-history.md ("The search"): a read that fits is
- * the only thing tried from its configuration, and an info op that leaves the state as it
- * was is not taken (as good as never taking effect). An info op (no return) never has to be
- * linearized: the search ends when every ok op is.
+ * the only thing tried from its configuration; an info op that leaves the state as it was is
+ * not taken (as good as never taking effect); of two alike ok ops that may both come next,
+ * only the one that returns first is tried (`set_twins`). An info op (no return) never has to
+ * be linearized: the search ends when every ok op is. The candidates are tried in an order of
+ * their own (`search_run`): the earliest return's op, then what it needs, then the others.
  *
- * States stay Python objects (any hashable value, compared with ==). The register and kv ops
- * are stepped here by the rules of values.py's `_COMPILERS` (the model's `step_kinds`; a test
- * checks they agree), any other model's by calling the op's compiled step (`compile_op`).
- * A part is searched only if on average at most `max_overlap` other ok ops are in flight at
- * an ok op's call (else it would backtrack: compiled.py). The answer is only an order: the
- * caller checks it from
- * scratch (`witness.witnessed`) before it counts, and on no answer (the step budget spent, or
- * no order found) decides the part the Python way, so this code can cost time, never a verdict.
+ * The register and kv ops are stepped here by the rules of values.py's `_COMPILERS` (the
+ * model's `step_kinds`; a test checks they agree), their states interned as numbers
+ * (`intern_all`); any other model's by calling the op's compiled step (`compile_op`), its
+ * states Python objects (any hashable value, compared with ==). `first_linearization` searches
+ * a part only if on average at most `max_overlap` other ok ops are in flight at an ok op's
+ * call (else it would backtrack: compiled.py). The answer is only an order: the caller checks
+ * it from scratch (`witness.witnessed`) before it counts, and on no answer (the step budget
+ * spent, or no order found) decides the part the Python way, so this code can cost time,
+ * never a verdict.
  *
- * One file of ~700 lines, past the project's ~400, because it is one extension module: the
- * memo, the register and kv step rules, the search and the module's glue, each short, which
- * split across files would need headers and a build of several sources for no reader's gain.
+ * One file of ~1,400 lines, past the project's ~400, because it is one extension module: the
+ * memo, the interned states, the register and kv step rules, the search and the module's glue,
+ * each short, which split across files would need headers and a build of several sources for
+ * no reader's gain.
  *
  * No global state, no clock, no randomness: the same arguments give the same answer. (The
  * memo's slots depend on the states' hashes, which for str vary with PYTHONHASHSEED; what the
