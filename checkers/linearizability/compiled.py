@@ -86,7 +86,9 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
-    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
+    # (no twins: they spare a search that backtracks, which this one is not asked to be, and
+    # finding them is a fixed cost of every part asked)
+    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False)
     if budget is None:
         budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
     order, taken = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds, steps, forced,
@@ -140,9 +142,9 @@ def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...])
     return None if cwgl is None or not ops else Alongside(model, key, ops)
 
 
-def _arguments(model: SequentialModel, ops: tuple[Operation, ...]) -> tuple[Any, ...]:
+def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: bool = True) -> tuple[Any, ...]:
     """What cwgl is given for a part: (ops in call order, the ok ones by return, kinds, steps,
-    forced, twins)."""
+    forced, twins or None)."""
     ordered = ops
     calls = [o.call for o in ops]
     if not all(map(le, calls, islice(calls, 1, None))):  # (at C speed: a fixed cost of every part)
@@ -151,7 +153,7 @@ def _arguments(model: SequentialModel, ops: tuple[Operation, ...]) -> tuple[Any,
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
     kinds = model.tactics.step_kinds
     read_only = model.tactics.read_only
-    twins = ok_twins(ordered, by_ret, read_only)
+    twins = ok_twins(ordered, by_ret, read_only) if with_twins else None
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
         return ordered, by_ret, dict(kinds), None, None, twins
     return (ordered, by_ret, None, [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered],
