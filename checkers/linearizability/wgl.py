@@ -27,7 +27,7 @@ import gc
 import time
 from collections.abc import Hashable, Sequence
 
-from checkers.linearizability import deciders
+from checkers.linearizability import compiled, deciders
 from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
@@ -116,6 +116,7 @@ class _Rounds:
         self.deepest: dict[int, Deepest] = {}
         self.deciders = deciders.cascade()
         self.deep: set[int] = set()  # parts `refute` was asked of with `deep`
+        self.alongside: dict[int, compiled.Alongside | None] = {}  # None: none (any more)
 
     def run(self) -> None:
         """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
@@ -129,6 +130,7 @@ class _Rounds:
         else:
             while self.searches and not any(self._advance(i) for i in list(self.searches)):
                 pass
+        self.alongside.clear()
         for i, unfinished in self.searches.items():
             unfinished.close()
             key, ops = self.parts[i]
@@ -187,7 +189,9 @@ class _Rounds:
                 self.results[i] = self.deepest[i].unreachable(key, ops, self.sizes.pop(i), shown_by[0])
                 self.failed = i
                 return True
-        held = sum(self.sizes.values())
+        if self._alongside(i):
+            return False
+        held = sum(self.sizes.values()) + sum(c.memo for c in self.alongside.values() if c is not None)
         if self.deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > self.deadline:
             self.unknown_cause = TIMEOUT
             return True
@@ -195,3 +199,23 @@ class _Rounds:
             self.unknown_cause = CACHE_LIMIT
             return True
         return False
+
+    def _alongside(self, i: int) -> bool:
+        """A slice of the compiled search run beside part i's (`compiled.Alongside`, made once
+        the Python search's first slice did not end it); True when it decided the part (shown
+        linearizable: the Python search is closed)."""
+        if i not in self.alongside:
+            key, ops = self.parts[i]
+            self.alongside[i] = compiled.alongside(self.model, key, ops)
+        beside = self.alongside[i]
+        if beside is None:
+            return False
+        decided = beside.advance()
+        if beside.out:
+            self.alongside[i] = None  # (its memory back now)
+        if decided is None:
+            return False
+        self.searches.pop(i).close()
+        del self.sizes[i]
+        self.results[i] = decided
+        return True

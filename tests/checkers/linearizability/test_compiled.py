@@ -192,3 +192,101 @@ def test_the_pure_python_switch_keeps_the_compiled_search_out_not_even_imported(
     assert "checkers.linearizability.cwgl" not in _imported_with({PURE_PYTHON: "1"})
     if compiled():  # (built here: the switch is what keeps it out)
         assert "checkers.linearizability.cwgl" in _imported_with({PURE_PYTHON: "0"})
+
+
+@needs_compiled
+@settings(max_examples=300)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=4))), st.integers(1, 7))
+def test_run_in_slices_it_finds_a_linearization_exactly_when_there_is_one(case: tuple[str, tuple], steps: int) -> None:
+    """`Alongside` (the compiled search beside the Python one, a few steps at a time, its
+    states interned): a checked linearization when and only when brute force finds one; else
+    it says it is out."""
+    name, history = case
+    model = MODELS[name]
+    for key, ops in partition(model, pair(history)):
+        beside = compiled_module.alongside(model, key, ops)
+        assert beside is not None
+        result = None
+        while result is None and not beside.out:
+            result = beside.advance(steps)
+        assert (result is not None) is brute_force_operations(model, ops)
+        if result is not None:
+            assert result.valid is True and sorted(result.linearization) == sorted(o.id for o in ops)
+
+
+@needs_compiled
+@pytest.mark.parametrize("values", [
+    (1, True, 1.0, 2),  # one value to ==, so one number
+    (float("nan"), 0, 1, 2),  # not equal to itself: the states stay objects
+    ((1, 2), (1, 2.0), (1, 3), None),  # (values come frozen from `pair`: hashable)
+    ("ab", "a", "ab", "abc"),
+])
+def test_interned_or_not_the_register_answers_as_python_compares(values: tuple[Any, ...]) -> None:
+    """A write of values[0], reads of values[1] and values[2] after it, and a cas from values[3]
+    to it: interned where every value is hashable and equal to itself, compared by == either
+    way, so the answer is the model's (brute force)."""
+    a, b, c, d = values
+    ops = (Operation(id=0, process=0, f="write", key=None, input=a, output=None, call=0, ret=1),
+           Operation(id=1, process=1, f="read", key=None, input=None, output=b, call=2, ret=3),
+           Operation(id=2, process=2, f="cas", key=None, input=(d, a), output=None, call=2, ret=5),
+           Operation(id=3, process=3, f="read", key=None, input=None, output=c, call=6, ret=7))
+    model = MODELS["cas-register"]
+    beside = compiled_module.alongside(model, None, ops)
+    assert beside is not None
+    result = beside.advance(10**6)
+    assert (result is not None) is brute_force_operations(model, ops)
+
+
+@needs_compiled
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=30, processes=4))))
+def test_the_search_beside_the_python_one_decides_nothing_else(case: tuple[str, tuple]) -> None:
+    """With slices of one Python iteration and a few compiled steps, the compiled search runs
+    beside every part's Python search from its first slice on (wgl._Rounds) and often decides
+    it first: the verdicts are those without it."""
+    from checkers.linearizability import wgl
+
+    name, history = case
+    model = MODELS[name]
+    saved = wgl.SLICE, compiled_module.ALONGSIDE_SLICE
+    wgl.SLICE, compiled_module.ALONGSIDE_SLICE = 1, 3
+    try:
+        sliced = check(model, history, minimize=False)
+    finally:
+        wgl.SLICE, compiled_module.ALONGSIDE_SLICE = saved
+    saved_module = compiled_module.cwgl
+    compiled_module.cwgl = None
+    try:
+        without = check(model, history, minimize=False)
+    finally:
+        compiled_module.cwgl = saved_module
+    assert sliced.valid == without.valid
+
+
+@needs_compiled
+@pytest.mark.parametrize("native", [True, False])
+def test_an_alike_op_is_held_back_only_while_its_twin_may_come_next(native: bool) -> None:
+    """Two writes of 1 (alike: the one that returns first is tried first, `set_twins`); the
+    earlier-returning one is called only after a read of 1 returned, so the other must be
+    linearized before it: skipping it for its twin there would miss the only order."""
+    ops = (Operation(id=0, process=0, f="write", key=None, input=1, output=None, call=0, ret=20),
+           Operation(id=1, process=1, f="read", key=None, input=None, output=1, call=1, ret=3),
+           Operation(id=2, process=2, f="write", key=None, input=1, output=None, call=4, ret=10))
+    model = MODELS["register"]
+    order, _ = _raw(model, ops, native=native)
+    assert order == [0, 1, 2]  # (no twins given: the plain search; with them, below)
+    rets = [o.ret for o in ops]
+    by_ret = sorted(range(3), key=rets.__getitem__)
+    twins = compiled_module.ok_twins(ops, by_ret, model.tactics.read_only)
+    assert twins == [2, -1, -1]
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    kinds = dict(model.tactics.step_kinds) if native and model.tactics.step_kinds is not None else None
+    steps = None if kinds is not None else [stepper(model, o) for o in ops]
+    forced = None if kinds is not None else [o.f in model.tactics.read_only for o in ops]
+    order, _ = wgl.first_linearization(ops, by_ret, model.init, 100, math.inf, kinds, steps, forced, twins)
+    assert order == [0, 1, 2]
+    beside = compiled_module.alongside(model, None, ops)
+    assert beside is not None and beside.advance(100) is not None
