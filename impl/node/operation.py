@@ -246,7 +246,9 @@ class OperationDriver:
             return
         members, down = node.executor.members(meta), down_nodes(node, meta)
         plan_ = placement.ensure(meta, members, node.world.cms_rf, down)
-        if plan_ is not None:
+        if isinstance(plan_, str):
+            node.trace.event("operation", node.id, "-", f"ensure CMS placement refused: {plan_}")
+        elif plan_ is not None:
             add, remove = plan_
             node.trace.event("operation", node.id, "-", f"ensure CMS placement +{list(add)} -{list(remove)}")
             # PrepareCMSReconfiguration.Complex(params, downNodes): the CMS places it when it
