@@ -4,8 +4,10 @@ convict/markDead, markAlive/echo/realMarkAlive and getEndpointDowntime, trunk 6b
 
 - **Heartbeats.** Each node has a heartbeat `(generation, version)`: the generation counts the
   node's starts (kept on its Disk: Cassandra's generation is the start time), the version goes
-  up at every gossip round (`GossipTask.run`: `updateHeartBeat()`). Gossip messages carry every
-  heartbeat the sender knows (the digests of GossipDigestSyn/Ack, folded into one exchange).
+  up at every gossip round (`GossipTask.run`: `updateHeartBeat()`). A gossip message carries
+  every heartbeat the sender knows, and every one is answered with every heartbeat the receiver
+  knows (GossipDigestSyn, then GossipDigestAck, which `GossipDigestSynVerbHandler.doVerb` always
+  sends; the Ack2 is folded into the two).
 - **Arrivals.** A heartbeat newer than the one known (`Gossiper.notifyFailureDetector`) is an
   arrival for that peer (`FailureDetector.report`): its `ArrivalWindow` keeps the last 1000
   inter-arrival times; the first arrival records `fd_initial_value` (2 gossip intervals) as an
