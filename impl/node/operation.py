@@ -36,7 +36,7 @@ from impl.entry import canonical_json
 from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
 from impl.node import operator_checks as checks
 from impl.node.progress_barrier import ProgressBarrier
-from impl.node.streaming import Streaming, elsewhere, plan
+from impl.node.streaming import Streaming, elsewhere, source_filter, transfers
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -108,6 +108,18 @@ class OperationDriver:
     def busy(self) -> bool:
         st = self.state
         return st is not None and st.get("outcome") is None
+
+    def _source_alive(self, observer: str, peer: str) -> bool:
+        """Whether a stream source passes FailureDetectorSourceFilter in this node's view (or
+        `observer`'s). A peer not heard of since this node restarted passes: Cassandra's
+        restarted node resumes its sequence only after `Gossiper.waitToSettle` (at least
+        GOSSIP_SETTLE_MIN_WAIT_MS, 5 s, of gossip), where the harness resumes at once, so such a
+        peer is left to its stream connection, which fails on a dead one a moment later."""
+        node = self._node
+        if observer not in ("", node.id):
+            return not node.world.convicted(observer, peer)
+        fd = node.failure_detector
+        return fd.is_alive(peer) or not fd.heard_of(peer)
 
     def _excluded(self) -> str | None:
         st = self.state
@@ -395,16 +407,27 @@ class OperationDriver:
                     (task, streaming.served_by.get(i)) for i, task in enumerate(streaming.tasks)])
             self.advance()
 
-        tasks = plan(node.log.metadata, st["seq_node"], self._excluded(),
-                     from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
-                     from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
-                     wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
-                     all_sources="stream-from-all-replicas" in node.settings.fixes)
+        planned = transfers(node.log.metadata, st["seq_node"], self._excluded(),
+                            from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
+                            from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
+                            wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
+                            all_sources="stream-from-all-replicas" in node.settings.fixes)
+        tasks = [task for task, _ in planned]
         halted = elsewhere(st["op"], st["seq_node"], tasks)
         if halted is not None:
             self._waiting = False
             self._finish(f"failed: bootstrap streaming failed: {halted}")
             return
+        if node.settings.mode != "gossip":
+            # the failure detector's sources first (RangeStreamer's FailureDetectorSourceFilter,
+            # Move.movementMap, DataMovementVerbHandler: impl/node/streaming.py `source_filter`)
+            tasks, refused = source_filter(st["op"], planned, self._source_alive, keep=self._excluded())
+            if refused is not None:
+                down, why = refused
+                node.trace.event("stream", node.id, "-", f"refused: {why}")
+                self._waiting = False
+                self._finish(f"failed: streaming failed: {down} is down")
+                return
 
         def failed(why: str) -> None:
             # Cassandra's bootstrap, unbootstrap, move and removenode streams fail on a dead peer
