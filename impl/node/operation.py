@@ -102,6 +102,46 @@ class OperationDriver:
             return checks.replace_joined(meta, target)
         return None  # assassinate: no check (Assassinate.assassinateEndpoint)
 
+    def on_restart(self) -> None:
+        """Startup.startup on a node restarted in the middle of its own decommission (trunk
+        6bbe85ef). `StorageService.initServer` refuses only a node whose decommission got to
+        `shutdownNetworking` (`SystemKeyspace.wasDecommissioned()`, l.765: the bootstrap state
+        DECOMMISSIONED, set there, l.3613); any earlier and the state is still COMPLETED, so
+        `joinRing` -> `Startup.startup(!isSurveyMode, shouldBootstrap(), isReplacing())` runs with
+        `shouldBootstrap()` false (`!SystemKeyspace.bootstrapComplete()`). It first finishes the
+        node's in-progress sequence (`InProgressSequences.finishInProgressSequences(self)`: the
+        leave goes on to LEFT), then `switch (peerState(self))` takes `case LEFT:` and commits
+        `getInitialTransformation(true, false, false)`, which with `finishJoiningRing &&
+        !shouldBootstrap` is an `UnsafeJoin`: the node joins again at once, streaming nothing,
+        at the tokens `BootStrapper.getBootstrapTokens` gives (here its configured
+        `initial_token`, the tokens it held; "Bootstrapping to existing token ... is not
+        allowed" when another node owns one). Noted here; `advance` does it once the leave is
+        done."""
+        st = self.state
+        node = self._node
+        if st is None or st["outcome"] is not None or st["op"] != "leave":
+            return
+        meta = node.log.metadata
+        seq = meta.sequences.get(node.id)
+        if seq is None and not st["prepared"]:
+            return  # the decommission command died before its PrepareLeave: nothing to finish
+        tokens = seq.tokens if seq is not None else meta.tokens_of(node.id)
+        st["startup_tokens"] = sorted(int(t) for t in tokens)
+
+    def _startup_rejoin(self, meta: Any) -> None:
+        """The UnsafeJoin Startup.startup commits after finishing the leave (`on_restart`)."""
+        node = self._node
+        st = self.state
+        assert st is not None
+        tokens = st.pop("startup_tokens")
+        owned = [t for t in tokens if meta.token_map.owner_of(t) not in (None, node.id)]
+        if owned:
+            node.trace.event("operation", node.id, "-", f"startup: Bootstrapping to existing token {owned[0]} "
+                             "is not allowed")
+            return
+        node.trace.event("operation", node.id, "-", "startup: UnsafeJoin after the decommission it finished")
+        node.submitter.submit(canonical_json({"kind": "UNSAFE_JOIN", "node": node.id, "tokens": tokens}))
+
     # --- driving ---
 
     @property
@@ -160,7 +200,10 @@ class OperationDriver:
                     op in ("leave", "remove") and (done is None or done.state.value == "LEFT"))
                 if finished and op in ("join", "replace", "move"):
                     self._ensure_cms_placement(meta)
+                rejoin = finished and op == "leave" and st.get("startup_tokens") is not None
                 self._finish("completed" if finished else "cancelled")
+                if rejoin:
+                    self._startup_rejoin(meta)
                 return
             if op in ("join", "replace") and node.id not in meta.directory:
                 dc, rack = st["location"]
