@@ -14,7 +14,10 @@ move, the CMS placed anew (ClusterMetadataService.ensureCMSPlacement; its failur
 logged). An assassinate is one ASSASSINATE commit. Each step is a commit request through the
 node's submitter; START needs no barrier (`ProgressBarrier.immediate`). What the driver knows is
 persisted on the node's disk and the rest is read back from the metadata, so a node that crashes
-mid-operation resumes where the log says it is. A rejected PREPARE (another operation holds an
+mid-operation resumes where the log says it is (and, restarted in the middle of its own
+decommission, finishes it and commits UnsafeJoin, as Startup.startup does: `on_restart`). The
+streams' sources pass the failure detector first (impl/node/streaming.py `source_filter`).
+A rejected PREPARE (another operation holds an
 overlapping range, say) ends the operation as rejected. The driver stops when the sequence
 disappears from the metadata (a cancel: impl/node/operator.py). In gossip mode the barrier is a
 fixed wait (RING_DELAY).
