@@ -173,14 +173,14 @@ class Cluster:
         return self.nodes.get(node_id) is not None
 
     def convicted(self, observer: str, peer: str) -> bool:
-        """Whether `observer`'s failure detector has `peer` down after hearing of it since its
+        """Whether `observer`'s failure detector has `peer` down, once gossip settled after its
         (re)start (a down observer decides nothing: False): what a node asks of its own detector
         when another node's message arrives (a removal's DataMovementVerbHandler)."""
         node = self.nodes.get(observer)
         if node is None:
             return False
         fd = node.failure_detector
-        return not fd.is_alive(peer) and fd.heard_of(peer)
+        return fd.settled() and not fd.is_alive(peer)
 
     def reachable(self, a: str, b: str) -> bool:
         """Whether a message from `a` to `b` would be delivered now (both up, no partition

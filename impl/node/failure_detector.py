@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 Heartbeat = tuple[int, int]
 """(generation, version)"""
 
+SETTLE_ROUNDS = 8
+"""`Gossiper.waitToSettle` at a (re)start, in gossip rounds: GOSSIP_SETTLE_MIN_WAIT_MS (5000) then
+GOSSIP_SETTLE_POLL_SUCCESSES_REQUIRED (3) polls of GOSSIP_SETTLE_POLL_INTERVAL_MS (1000), at
+Cassandra's 1 s gossip interval (CassandraRelevantProperties, trunk 6bbe85ef)."""
 SAMPLE_SIZE = 1000
 """Inter-arrival times kept per peer (FailureDetector.SAMPLE_SIZE)."""
 LN10_NUM, LN10_DEN = 2302585093, 10**9
@@ -106,6 +110,7 @@ class FailureDetector:
         self.generation = node.disk.generation
         self.version = 0
         now = self._now()
+        self._settled_at = now + SETTLE_ROUNDS * s.gossip_interval_ns if restarted else now
         self.heartbeats: dict[str, Heartbeat] = {}
         """The newest heartbeat known of every node (this one's included)."""
         self._windows: dict[str, ArrivalWindow] = {}
@@ -135,6 +140,13 @@ class FailureDetector:
     def is_alive(self, peer_id: str) -> bool:
         """Whether this node sees `peer_id` UP (itself: always)."""
         return peer_id == self._node.id or self._alive.get(peer_id, False)
+
+    def settled(self) -> bool:
+        """Whether gossip has settled since this node (re)started (`Gossiper.waitToSettle`, which
+        StorageService.initServer runs before a restarted node resumes its sequence: every peer
+        forced DOWN first, then gossip for SETTLE_ROUNDS). The simulator resumes at once; until
+        then this node's view of who is down is not yet Cassandra's."""
+        return self._now() >= self._settled_at
 
     def heard_of(self, peer_id: str) -> bool:
         """Whether this node has had a heartbeat of `peer_id` since it (re)started (a saved

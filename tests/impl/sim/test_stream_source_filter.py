@@ -86,3 +86,20 @@ def test_a_join_whose_strict_source_was_convicted_fails_before_it_streams() -> N
                        "Filtered n5 out because it was down"]
     outcome = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=case))
     assert outcome.valid, outcome.cause  # n5 did crash: Cassandra's halt, left to the operator
+
+
+def test_a_move_resumed_right_after_its_restart_does_not_refuse_a_live_source() -> None:
+    # fresh seed 91817 (sim run 91817276014): n2 crashes during its move and restarts at 3.934 s;
+    # its failure detector sees every peer down until gossip and an echo say otherwise, and the
+    # move's streams were planned 11 ms later, refusing n4 ("Strict consistency requires the
+    # node losing the range to be UP"), alive, whose echo came back 2 ms after. Cassandra's
+    # restarted node resumes its sequence only after Gossiper.waitToSettle
+    import json
+    from pathlib import Path
+
+    from campaign.kinds import checked
+    from campaign.run.record import RunSpec
+
+    doc = json.loads((Path(__file__).parent / "data" / "move-resumed-right-after-restart.json").read_text())
+    outcome = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))
+    assert outcome.valid, outcome.cause
