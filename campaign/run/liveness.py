@@ -51,6 +51,7 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
         if could and (result.quiescent or result.end_time - max(_last_step(result, node), began) > patience):
             out.append(C.liveness("operation stuck", f"{op} on {node} never finished (its barrier could be met)"))
     out.extend(_abandoned(scenario, result, final))
+    out.extend(_decommission_undone(scenario, result, final))
     committed_at = {json.loads(h.value).get("epoch"): h.time for h in result.commit_history if h.type == "ok"}
     if not result.quiescent:
         # why the age: an entry committed just before the end has not had time to spread
@@ -79,6 +80,20 @@ def liveness(scenario: Scenario, result: RunResult, final: ClusterMetadata,
                               f"{patience // 1_000_000_000} s at the end"))
     out.extend(cms_causes(scenario, result, states, final, _settled(result, final, committed_at, patience)))
     return tuple(out)
+
+
+def _decommission_undone(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:
+    """A decommission that completed stays done: its node ends LEFT unless a later operation of
+    the scenario joins it again (what `nodetool decommission` promises; trunk 6bbe85ef's Startup
+    broke it for a node restarted mid-decommission, which then committed UnsafeJoin: the switch
+    `restart-rejoins-after-decommission`)."""
+    state = {str(n.id): n.state.value for n in final.directory}
+    for node, op, outcome in result.operations:
+        if op == "leave" and outcome == "completed" and state.get(node, "LEFT") != "LEFT" \
+                and not any(o.node == node and o.op in ("join", "replace") for o in scenario.operations):
+            return (C.liveness("decommission undone", f"{node}'s decommission completed, and {node} "
+                               f"ends {state[node]} (joined again with no operation asking)"),)
+    return ()
 
 
 def _abandoned(scenario: Scenario, result: RunResult, final: ClusterMetadata) -> tuple[Cause, ...]:

@@ -14,8 +14,9 @@ move, the CMS placed anew (ClusterMetadataService.ensureCMSPlacement; its failur
 logged). An assassinate is one ASSASSINATE commit. Each step is a commit request through the
 node's submitter; START needs no barrier (`ProgressBarrier.immediate`). What the driver knows is
 persisted on the node's disk and the rest is read back from the metadata, so a node that crashes
-mid-operation resumes where the log says it is (and, restarted in the middle of its own
-decommission, finishes it and commits UnsafeJoin, as Startup.startup does: `on_restart`). The
+mid-operation resumes where the log says it is (with the switch
+`restart-rejoins-after-decommission`, one restarted in the middle of its own decommission
+finishes it and commits UnsafeJoin, as trunk 6bbe85ef's Startup.startup does: `on_restart`). The
 streams' sources pass the failure detector first (impl/node/streaming.py `source_filter`).
 A rejected PREPARE (another operation holds an
 overlapping range, say) ends the operation as rejected. The driver stops when the sequence
@@ -106,23 +107,25 @@ class OperationDriver:
         return None  # assassinate: no check (Assassinate.assassinateEndpoint)
 
     def on_restart(self) -> None:
-        """Startup.startup on a node restarted in the middle of its own decommission (trunk
-        6bbe85ef). `StorageService.initServer` refuses only a node whose decommission got to
-        `shutdownNetworking` (`SystemKeyspace.wasDecommissioned()`, l.765: the bootstrap state
-        DECOMMISSIONED, set there, l.3613); any earlier and the state is still COMPLETED, so
-        `joinRing` -> `Startup.startup(!isSurveyMode, shouldBootstrap(), isReplacing())` runs with
-        `shouldBootstrap()` false (`!SystemKeyspace.bootstrapComplete()`). It first finishes the
-        node's in-progress sequence (`InProgressSequences.finishInProgressSequences(self)`: the
-        leave goes on to LEFT), then `switch (peerState(self))` takes `case LEFT:` and commits
-        `getInitialTransformation(true, false, false)`, which with `finishJoiningRing &&
-        !shouldBootstrap` is an `UnsafeJoin`: the node joins again at once, streaming nothing,
-        at the tokens `BootStrapper.getBootstrapTokens` gives (here its configured
-        `initial_token`, the tokens it held; "Bootstrapping to existing token ... is not
-        allowed" when another node owns one). Noted here; `advance` does it once the leave is
-        done."""
+        """Startup on a node restarted in the middle of its own decommission. Trunk 6bbe85ef
+        (the switch `restart-rejoins-after-decommission`): `StorageService.initServer` refuses
+        only a node whose bootstrap state is DECOMMISSIONED (`wasDecommissioned()`, l.765), which
+        only `shutdownNetworking` sets (l.3613) at the end of `SingleNodeSequences.decommission`;
+        restarted before that, `joinRing` runs `Startup.startup(!isSurveyMode, shouldBootstrap(),
+        ...)` with `shouldBootstrap()` false (`bootstrapComplete()`), which finishes the node's
+        own sequence (`finishInProgressSequences(self)`: the leave goes on to LEFT), then takes
+        `case LEFT:` and commits `getInitialTransformation(true, false, false)`, an `UnsafeJoin`
+        (`finishJoiningRing && !shouldBootstrap`; PrepareJoin accepts LEFT): the node joins again
+        at once without streaming, at `BootStrapper.getBootstrapTokens` (its `initial_token`
+        here, the tokens it held). A later trunk (`Startup.startup`: `finishInProgressSequences(self,
+        true)`, which stops at a sequence not `finishDuringStartup()`, and `case LEAVING:` "Node
+        is currently being decommissioned, resume with `nodetool decommission`") resumes no leave
+        at startup: the operator's resumed decommission ends in `shutdownNetworking`, as the
+        harness's resumed operation does by default (no UnsafeJoin)."""
         st = self.state
         node = self._node
-        if st is None or st["outcome"] is not None or st["op"] != "leave":
+        if st is None or st["outcome"] is not None or st["op"] != "leave" \
+                or not bugs.on(node.settings, "restart-rejoins-after-decommission"):
             return
         meta = node.log.metadata
         seq = meta.sequences.get(node.id)
@@ -132,7 +135,8 @@ class OperationDriver:
         st["startup_tokens"] = sorted(int(t) for t in tokens)
 
     def _startup_rejoin(self, meta: Any) -> None:
-        """The UnsafeJoin Startup.startup commits after finishing the leave (`on_restart`)."""
+        """The UnsafeJoin trunk 6bbe85ef's Startup.startup commits after finishing the leave
+        (`on_restart`)."""
         node = self._node
         st = self.state
         assert st is not None
