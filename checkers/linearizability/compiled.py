@@ -4,7 +4,7 @@ Why: on a part whose search runs nearly straight through (ten clients over eight
 one op of the key in flight at a time, 1.2-4 steps an op), a check spends its time on what a
 step costs, not on the number of steps, and a step of the Python loop (search.py) with its
 set-up costs 2-5 us. `cwgl.c` is the plain Wing–Gong/Lowe search (Porcupine's), with two
-of search.py's rules, in C; it steps the register and kv ops itself (`model.step_kinds`)
+of search.py's rules, in C; it steps the register and kv ops itself (`Tactics.step_kinds`)
 and any other model's ops by calling their compiled steps.
 
 It is asked only where it runs straight: a part whose ok ops have on average more than
@@ -16,28 +16,42 @@ What it may do to a verdict: nothing. It answers only with an order; the order i
 from scratch (`witnessed`: real time, and every output by the model) before it counts, and
 with no order (not asked, budget spent, or the part not linearizable) the part is decided as
 before: `refute`, then the Python search, which finds the evidence. Without the compiled
-module (no C compiler at install) the answer is always None: the same verdicts, slower
-(tests/checkers/test_compiled.py fails then, saying so). The order it finds may differ from
-the Python search's: another linearization of the same part.
+module (no C compiler at install), or with `TCMCHECK_PURE_PYTHON=1` (not even imported then),
+the answer is always None: the same verdicts, slower (tests/checkers/linearizability/
+test_compiled.py requires the module only where CI asks it to: `TCMCHECK_REQUIRE_COMPILED=1`).
+The order it finds may differ from the Python search's: another linearization of the same part.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable
 from types import ModuleType
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.search import found_order
+from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
 from checkers.linearizability.witness import witnessed
 
-cwgl: ModuleType | None
-try:
-    from checkers.linearizability import cwgl
-except ImportError:  # built without a C compiler: the Python search decides every part
-    cwgl = None
+PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
+"""The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
+or 0) and cwgl is not even imported; every part is decided in Python, with the same verdicts
+(for a suspected fault in the C code, or to compare). Read once, when this module is imported."""
+
+
+def pure_python() -> bool:
+    """Is the compiled search switched off (`TCMCHECK_PURE_PYTHON`)?"""
+    return os.environ.get(PURE_PYTHON, "") not in ("", "0")
+
+
+cwgl: ModuleType | None = None
+if not pure_python():
+    try:
+        from checkers.linearizability import cwgl
+    except ImportError:  # built without a C compiler: the Python search decides every part
+        cwgl = None
 
 STEPS_PER_OP = 8
 """The budget, in steps per op of the part, plus `STEPS_AT_LEAST` (a step: one op tried in
@@ -74,13 +88,13 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
     if budget is None:
         budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
-    kinds = model.step_kinds
+    kinds = model.tactics.step_kinds
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
         found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, dict(kinds), None, None)
     else:
-        stepper, read_only = model.stepper, model.read_only
+        read_only = model.tactics.read_only
         found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, None,
-                                         [stepper(o) for o in ordered], [o.f in read_only for o in ordered])
+                                         [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered])
     order, taken = found
     if order is None:
         return None

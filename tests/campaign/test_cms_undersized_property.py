@@ -1,4 +1,4 @@
-"""The "CMS undersized" rule's core (campaign/run/cms_liveness.py `undersized`) against generated
+"""The "CMS undersized" rule's core (campaign/judge/checks/cms.py `undersized`) against generated
 sizing histories: Hypothesis draws a cluster whose nodes stay up, are dead for good, never run, or
 crash near the decisive point; a few sizing points with random metadata (JOINED nodes, nodes in
 a sequence, Simple's member to replace, the CMS's size), each committed at its own epoch and
@@ -28,7 +28,7 @@ from attrs import evolve, frozen
 from hypothesis import given
 from hypothesis import strategies as st
 
-from campaign.run.cms_liveness import Down, FinalCMS, Liveness, SizingPoint, undersized
+from campaign.judge.checks.cms import Down, FinalCMS, Liveness, SizingPoint, undersized
 
 M = 1_000
 """The rule's margin (about a conviction time)."""

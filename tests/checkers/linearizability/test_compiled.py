@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -11,19 +14,28 @@ from hypothesis import strategies as st
 
 from checkers.linearizability import MODELS, check, pair
 from checkers.linearizability import compiled as compiled_module
-from checkers.linearizability.compiled import compiled, straight_through
+from checkers.linearizability.compiled import PURE_PYTHON, compiled, pure_python, straight_through
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import partition
+from checkers.linearizability.sequential import stepper
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
 
 needs_compiled = pytest.mark.skipif(not compiled(), reason="the compiled search is not built")
 
 
+REQUIRE = "TCMCHECK_REQUIRE_COMPILED"
+"""Set (to 1) where the compiled search must be there: CI's default leg and its sanitizer leg
+(.ci/run). The extension is optional at install, so the default test run passes without it."""
+
+
+@pytest.mark.skipif(os.environ.get(REQUIRE, "") in ("", "0"),
+                    reason=f"{REQUIRE} is not set: the compiled search is optional (.ci/run sets it)")
 def test_the_compiled_search_is_built() -> None:
     """Without it every verdict is the same, but checking histories of many ops with few in
     flight at once is several times slower (docs/check-history.md)."""
+    assert not pure_python(), f"{PURE_PYTHON} is set: the compiled search is switched off"
     assert compiled(), (
         "checkers/linearizability/cwgl.c was not compiled: install with a C compiler and the "
         "Python headers (`pip install -e .` again, or `python -m pip install --force-reinstall -e .`)"
@@ -39,11 +51,11 @@ def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, in
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
     start = model.init if init is None else init
     if native:
-        assert model.step_kinds is not None
-        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.step_kinds), None, None)
+        assert model.tactics.step_kinds is not None
+        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.tactics.step_kinds), None, None)
     else:
         order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
-                                                  [model.stepper(o) for o in ops], [o.f in model.read_only for o in ops])
+                                                  [stepper(model, o) for o in ops], [o.f in model.tactics.read_only for o in ops])
     return order, steps
 
 
@@ -102,7 +114,7 @@ def test_its_steps_are_the_models(model_name: str, f: str, value: Any, other: An
     op_input = (value, other) if f == "cas" else (None if f in ("read", "get") else value)
     output = value if f in ("read", "get") and ok else None
     op = Operation(id=0, process=0, f=f, key=None, input=op_input, output=output, call=0, ret=1 if ok else None)
-    after = model.stepper(op)((state,))
+    after = stepper(model, op)((state,))
     if ok:
         order, _ = _raw(model, (op,), native=True, init=(state,))
         assert (order == [0]) is (after is not None)
@@ -143,7 +155,7 @@ def test_an_error_in_a_step_is_raised_not_swallowed() -> None:
 
     from attrs import evolve
 
-    model = evolve(MODELS["register"], compile_op=boom, step_kinds=None)
+    model = evolve(MODELS["register"], tactics=evolve(MODELS["register"].tactics, compile_op=boom, step_kinds=None))
     with pytest.raises(ValueError, match="a step failed"):
         straight_through(model, "k", _concurrent_writes(3))
 
@@ -164,3 +176,19 @@ def test_the_verdict_does_not_depend_on_it(case: tuple[str, tuple]) -> None:
     finally:
         compiled_module.cwgl = saved
     assert with_it.valid == without.valid
+
+
+def _imported_with(env: dict[str, str]) -> str:
+    """What `python -X importtime` says a check-history run imports, with `env` added."""
+    code = "import campaign.commands.check_history"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=True)
+    return done.stderr
+
+
+def test_the_pure_python_switch_keeps_the_compiled_search_out_not_even_imported() -> None:
+    """`TCMCHECK_PURE_PYTHON=1`: the C module is not imported at all (a suspected fault in it
+    cannot come into play), and every part is decided in Python."""
+    assert "checkers.linearizability.cwgl" not in _imported_with({PURE_PYTHON: "1"})
+    if compiled():  # (built here: the switch is what keeps it out)
+        assert "checkers.linearizability.cwgl" in _imported_with({PURE_PYTHON: "0"})

@@ -28,6 +28,7 @@ from campaign.formats.scenario import parse_scenario
 from campaign.kinds import checked, load_failure
 from campaign.run.record import RunSpec
 from impl.cluster import run_scenario
+from observed.frozen import thaw
 
 DATA = Path(__file__).parent / "data"
 SWITCH = "restart-rejoins-after-decommission"
@@ -35,10 +36,9 @@ SWITCH = "restart-rejoins-after-decommission"
 
 def _n4_steps(case: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     result = run_scenario(parse_scenario(case), seed=seed)
-    assert result.operations == (("n4", "leave", "completed"),)
-    return [json.loads(h.value)["transformation"] for h in result.commit_history if h.type == "ok"
-            and json.loads(h.value)["entry_id"].startswith("n4:")
-            and json.loads(h.value)["transformation"]["kind"] != "SCHEMA_CHANGE"]
+    assert [(o.node, o.op, o.outcome) for o in result.operations] == [("n4", "leave", "completed")]
+    return [thaw(c.transformation) for c in sorted(result.commits, key=lambda c: c.complete_index or 0)
+            if c.outcome == "ok" and c.entry_id.startswith("n4:") and c.kind != "SCHEMA_CHANGE"]
 
 
 def test_on_6bbe85ef_a_node_restarted_mid_decommission_finishes_it_and_rejoins_by_unsafe_join() -> None:
