@@ -112,6 +112,15 @@ REGISTRY: tuple[Mutant, ...] = (
            failure="liveness: operation abandoned (a restarted node resubmits a step the CMS "
                    "committed while it was down, and fails on the rejection with its sequence left "
                    "in the metadata)"),
+    Mutant(name="restart-rejoins-after-decommission", liveness=True,
+           ticket="fixed after trunk 6bbe85ef (Startup.startup: case LEAVING)",
+           description="a node restarted in the middle of its decommission finishes the leave at "
+                       "startup and then, LEFT with its bootstrap state still COMPLETED, commits "
+                       "UnsafeJoin (trunk 6bbe85ef's Startup.startup: finishInProgressSequences(self), "
+                       "then case LEFT -> getInitialTransformation(true, false, false)): it joins "
+                       "again without streaming; later trunk resumes no leave at startup ('resume "
+                       "with `nodetool decommission`')",
+           failure="liveness: decommission undone (the node LEFT, then JOINED again by UNSAFE_JOIN)"),
     Mutant(name="decommission-shrinks-cms", focus="cms", ticket="CASSANDRA-18416", liveness=True,
            description="a CMS member removed from the ring (decommission, removenode, replace, "
                        "assassinate) leaves the CMS with nobody in its place: the CMS "

@@ -179,6 +179,16 @@ class Cluster:
     def is_up(self, node_id: str) -> bool:
         return self.nodes.get(node_id) is not None
 
+    def convicted(self, observer: str, peer: str) -> bool:
+        """Whether `observer`'s failure detector has `peer` down, once gossip settled after its
+        (re)start (a down observer decides nothing: False): what a node asks of its own detector
+        when another node's message arrives (a removal's DataMovementVerbHandler)."""
+        node = self.nodes.get(observer)
+        if node is None:
+            return False
+        fd = node.failure_detector
+        return fd.settled() and not fd.is_alive(peer)
+
     def reachable(self, a: str, b: str) -> bool:
         """Whether a message from `a` to `b` would be delivered now (both up, no partition
         between them): the quiet end waits only for hints that can still be delivered."""

@@ -162,8 +162,8 @@ class Gossip(Message):
 
 @frozen(kw_only=True)
 class GossipReply(Message):
-    """The answer to a Gossip from a sender behind the receiver: the receiver's epoch and
-    heartbeats (a push-only exchange otherwise: every node's own gossip spreads its heartbeat)."""
+    """The answer to every Gossip (Cassandra's GossipDigestAck, with the Ack2 folded in: the
+    receiver's epoch and every heartbeat it knows)."""
 
     heartbeats: tuple[tuple[str, int, int], ...] = ()
 

@@ -170,6 +170,7 @@ class Script:
         for other in c.nodes.values():
             if other is not None:
                 other.reconfiguration.poll()
+        node.operation.on_restart()  # Startup.startup (a switch: a decommission it was in, then UnsafeJoin)
         node.operation.advance()  # a node resumes its operation from what the log says
         init = c.scenario.initialize
         if init is not None and init.discovery_rounds:

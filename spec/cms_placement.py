@@ -8,12 +8,15 @@ changed places the CMS by the newer metadata. `Placement` is that form of the tr
 the size (the CMS's replication, `ReplicationParams.meta`, fixed when submitted), the nodes the
 submitter's failure detector saw down, and for Simple the member to replace.
 
-Candidates pass `CMSPlacementStrategy.DefaultNodeFilter` (JOINED, in no in-progress sequence)
-and the transformation's `additionalFilteringPredicate` (not down; for Simple, not the member
-replaced). Current members still JOINED keep their seats, lowest ids first when there are too
-many; the lowest candidate ids fill the rest (Cassandra places the metadata range on the
-filtered ring with NetworkTopologyStrategy instead: the harness models which nodes loosely, how
-many exactly).
+Every peer, current members included, passes `CMSPlacementStrategy.DefaultNodeFilter` (JOINED,
+in no in-progress sequence) and the transformation's `additionalFilteringPredicate` (not down;
+for Simple, not the member replaced) or is no candidate: `reconfigure` takes every peer that
+fails the filter out of the directory and the token map it places on (`tmpDirectory.without`,
+`tmpTokenMap.unassignTokens`), so a current member that is down, in a sequence, or replaced loses
+its seat. Of the candidates, the current members keep their seats (lowest ids first when there
+are too many) and the lowest candidate ids fill the rest: Cassandra places the metadata range on
+the filtered ring with NetworkTopologyStrategy instead (per DC, racks first), so the harness
+models which nodes loosely and how many exactly (min(size, candidates)).
 """
 
 from __future__ import annotations
@@ -37,18 +40,21 @@ class Placement:
 
 def place(joined: Iterable[str], members: Collection[str], size: int, *, busy: Collection[str] = (),
           down: Collection[str] = (), exclude: Collection[str] = (), keep_departed: bool = False) -> tuple[str, ...]:
-    """The CMS of `size` members over the JOINED nodes `joined`: current members still JOINED (and
-    not excluded) keep their seats, lowest ids first when there are too many; then the lowest
-    JOINED ids not down, not excluded and not `busy` (in an in-progress sequence).
+    """The CMS of `size` members over the JOINED nodes `joined`. Candidates are the JOINED nodes
+    not down, not excluded and not `busy` (in an in-progress sequence), current members included
+    (CMSPlacementStrategy filters every peer); current members among them keep their seats,
+    lowest ids first when there are too many, then the lowest other candidates.
     `keep_departed` (impl's switch `decommission-shrinks-cms`): a member no longer JOINED keeps
     its seat. With no JOINED node at all the members stay."""
     ring = sorted(joined)
     if not ring:
         return tuple(sorted(members))
-    keep = [m for m in members if m not in exclude and (keep_departed or m in ring)]
+    gone = set(down) | set(exclude) | set(busy)
+    candidates = [n for n in ring if n not in gone]
+    keep = [m for m in members if m in candidates or keep_departed and m not in ring and m not in exclude]
     if len(keep) >= size:
         return tuple(sorted(keep)[:size])
-    extra = [n for n in ring if n not in keep and n not in down and n not in exclude and n not in busy]
+    extra = [n for n in candidates if n not in keep]
     return tuple(sorted(keep + extra[: size - len(keep)]))
 
 

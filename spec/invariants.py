@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spec.cms import CMS_LOCK_HOLDER
+from spec.cms import CMS_LOCK_HOLDER, CMSStepKind
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState
 from spec.placement import ReplicaGroups
@@ -153,15 +153,27 @@ def cms_is_consistent(m: ClusterMetadata) -> tuple[str, ...]:
 
 
 def cms_additions_in_directory(m: ClusterMetadata) -> tuple[str, ...]:
-    """Every node the CMS is adding (a write member, not yet a read member) is in the directory:
-    the reconfiguration's next step (`AdvanceCMSReconfiguration.finishAdd`) and its cancel
-    (`CancelCMSReconfiguration`) look its endpoint up there, and fail without it (finding
-    leave-while-joining-cms: a CMS joiner replaced, which `maybeReconfigureCMS` lets through)."""
+    """Every node the CMS is adding is in the directory: a write member not yet a read member,
+    and every addition the reconfiguration in progress has still to start. The next step
+    (`AdvanceCMSReconfiguration.startAdd` for a pending addition, `finishAdd` for a write member)
+    builds `new Replica(prev.directory.endpoint(id), ...)`, whose constructor is
+    `Preconditions.checkNotNull(endpoint)`, so it fails for ever; `CancelCMSReconfiguration` looks
+    up only the active transition's node (a write member), so a reconfiguration stopped at a
+    pending addition can still be cancelled by an operator, one stopped at a write member cannot
+    (finding leave-while-joining-cms: a CMS addition replaced, which `maybeReconfigureCMS` lets
+    through, since it looks at the full members only)."""
+    out = []
     gone = sorted(n for n in m.cms.writes - m.cms.reads if n not in m.directory)
     if gone:
-        return (f"CMS members being added {gone} are not in the directory "
-                "(the reconfiguration can neither go on nor be cancelled)",)
-    return ()
+        out.append(f"CMS members being added {gone} are not in the directory "
+                   "(the reconfiguration can neither go on nor be cancelled)")
+    r = m.cms.reconfiguration
+    pending = () if r is None else sorted({s.node for s in r.remaining if s.kind is CMSStepKind.ADD_TO_WRITES})
+    lost = [n for n in pending if n not in m.directory]
+    if lost:
+        out.append(f"CMS additions {lost} are not in the directory "
+                   "(the reconfiguration cannot go on; only an operator's cancel ends it)")
+    return tuple(out)
 
 
 def cms_members_have_not_left(m: ClusterMetadata) -> tuple[str, ...]:

@@ -147,6 +147,15 @@ OPERATIONS = ("join", "join", "leave", "remove", "move", "replace", "unregister"
 registration first)."""
 
 
+def steps_of(operations: Sequence[str]) -> tuple[str, ...]:
+    """The START/MID/FINISH kinds of the operations named (a focus on replace proposes no
+    FINISH_JOIN out of order); every step kind when they name none (unregister alone)."""
+    kinds = {"join": OperationKind.JOIN, "leave": OperationKind.LEAVE, "remove": OperationKind.REMOVE,
+             "move": OperationKind.MOVE, "replace": OperationKind.REPLACE}
+    steps = {k for op in operations if op in kinds for k in STEP_KINDS[kinds[op]]}
+    return tuple(sorted(steps)) or ALL_STEPS
+
+
 def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CAMPAIGN_MIX,
                         operations: Sequence[str] = OPERATIONS) -> tuple[dict[str, Any], int]:
     """A transformation to propose at `m` (wire shape), and the count of fresh nodes registered:
@@ -171,7 +180,7 @@ def next_transformation(rng: Draw, m: ClusterMetadata, fresh: int, mix: Mix = CA
         return {"kind": "CANCEL_SEQUENCE", "node": str(rng.choice(sequences).node)}, fresh
     if r < mix.out_of_order:  # out of order, or an unknown node
         node = rng.choice([*(str(n.id) for n in m.directory), "ghost"])
-        return {"kind": rng.choice(ALL_STEPS), "node": node}, fresh
+        return {"kind": rng.choice(steps_of(operations)), "node": node}, fresh
     if r < mix.schema:
         return {"kind": "SCHEMA_CHANGE", "change": schema_change(rng, m.schema.names(), dcs)}, fresh
     if r >= mix.startup:  # an address or version change, refused mid-sequence
@@ -230,4 +239,4 @@ def schema_change(rng: Draw, keyspaces: Sequence[str], dcs: Sequence[str], *, ne
 
 
 __all__ = ["ALL_STEPS", "CAMPAIGN_MIX", "CANCEL_MIX", "NO_CANCEL_MIX", "OPERATIONS", "DCS", "EXAMPLE_MIX", "RACKS", "SMALL_TOKENS", "STEP_KINDS", "Draw", "Mix",
-           "next_transformation", "replication", "schema_change", "topology"]
+           "next_transformation", "replication", "schema_change", "steps_of", "topology"]

@@ -222,6 +222,7 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
                 # barrier, and its range locks refuse the second
                 o["at_ms"] = at = max(at, operations[-1]["at_ms"] + 15_000)
             o["target"] = rng.choice(upper)
+            kept = _spare(o, operations, ids, upper)
             if op != "replace" and o["target"] == o["node"]:
                 # removenode refuses to remove the asking node itself (SingleNodeSequences.
                 # removeNode): another node of the upper half asks (no draw: later choices stay)
@@ -233,12 +234,16 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
             # the target dies for good when the operation was drawn, and the operation runs once
             # the asking node's failure detector has convicted it (removenode and replace refuse
             # a node seen alive); the client load goes on beside it (`_load_beside`)
-            crashes.append({"node": o["target"], "at_ms": at})
+            if kept:
+                crashes.append({"node": o["target"], "at_ms": at})
             o["at_ms"] = at + REMOVAL_AFTER_DEATH_MS
+        else:
+            kept = True
         if op in ("join", "move"):
             o["tokens"] = [rng.randint(-(2**63) + 1, 2**63 - 1)]
-        operations.append(o)
-        if rng.random() < focus.cancel_chance(0.2):
+        if kept:
+            operations.append(o)
+        if rng.random() < focus.cancel_chance(0.2) and kept:
             cancels.append({"node": o["node"], "at_ms": o["at_ms"] + rng.randint(0, 500)})
     if operations:
         doc["operations"] = operations
@@ -249,6 +254,30 @@ def _clients_and_operations(rng: random.Random, doc: dict[str, Any], horizon: in
 
 _KILLING = ("replace", "remove", "assassinate")
 """The operations whose target is dead before they run."""
+
+
+def _spare(o: dict[str, Any], earlier: list[dict[str, Any]], ids: list[str], upper: list[str]) -> bool:
+    """Whether a removal drawn after `earlier` may kill its target, fixing up (without a draw, so
+    that every other case stays as drawn) a target or an asking node that an earlier operation
+    needs or killed: a target that asks for an earlier removal (two removals each other's
+    target: the first's node dies before it runs) is replaced by the first node of the upper
+    half that is neither, an asking node an earlier removal killed by the first live node that
+    is not the target; and no kill may leave fewer
+    than a majority of the nodes alive (two of three dead: the CMS, all three of them, has lost
+    its majority and nothing commits). False: the removal is dropped."""
+    killed = {e["target"] for e in earlier if e["op"] in _KILLING}
+    askers = {e["node"] for e in earlier if e["op"] in _KILLING}
+    if o["target"] in askers:
+        spare = [i for i in upper if i not in askers | killed | {o["node"]}]
+        if not spare:
+            return False
+        o["target"] = spare[0]
+    if o["node"] in killed:
+        live = [i for i in [*upper, *ids] if i not in killed and i != o["target"]]
+        if not live:
+            return False
+        o["node"] = live[0]
+    return len(killed | {o["target"]}) * 2 < len(ids)
 REMOVAL_AFTER_DEATH_MS = 40_000
 """How long after its target dies a replace or removenode runs: Cassandra refuses to replace or
 remove a node the submitting node sees alive (Startup: "Cannot replace a live node... ";

@@ -39,6 +39,8 @@ def biased(name: str | None, case: dict[str, Any], *, base: bool = False,
         return _discovery_bias(case)
     if name == "rejected-commit-no-catchup":
         return _restart_driver_bias(biased("barrier-at-one", case, base=True))
+    if name == "restart-rejoins-after-decommission":
+        return _restart_leaving_bias(case)
     if name is None or BY_NAME[name].focus != "ops":
         return case
     if name in _STALE_SHAPE and not base:  # base: the generic ops shape (another switch's start)
@@ -255,6 +257,23 @@ def _restart_driver_bias(case: dict[str, Any]) -> dict[str, Any]:
     faults["partitions"] = []
     faults["crashes"] = [{"node": o["node"], "at_ms": int(o["at_ms"]) + offset,
                           "restart_ms": int(o["at_ms"]) + offset + 1_000}]
+    return case
+
+
+def _restart_leaving_bias(case: dict[str, Any]) -> dict[str, Any]:
+    """One decommission, by the highest id (rarely a CMS member), whose node crashes 300 ms after
+    it begins (its PrepareLeave committed, a later step perhaps not) and restarts a second later,
+    with no other fault: the restarted node finishes the leave, and trunk 6bbe85ef's Startup then
+    commits UnsafeJoin (impl/node/operation.py `on_restart`)."""
+    case = copy.deepcopy(case)
+    node = max(n["id"] for n in case["topology"]["nodes"])
+    at = 1_000
+    case["operations"] = [{"op": "leave", "node": node, "at_ms": at}]
+    case.pop("cancels", None)
+    case.pop("submissions", None)
+    faults = case.setdefault("faults", {})
+    faults["partitions"] = []
+    faults["crashes"] = [{"node": node, "at_ms": at + 300, "restart_ms": at + 1_300}]
     return case
 
 

@@ -132,10 +132,12 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "PrepareLeave's isCMSMember look at the full (read) members only, and PrepareReplace has "
             "no CMS check. A decommission: AdvanceCMSReconfiguration adds the node to the read set "
             "without looking at its state, and it ends LEFT, stopped, and a full CMS member. A "
-            "replace (the addition waiting for the dead node's log streaming): FinishReplace takes it "
-            "out of the directory, and the reconfiguration can neither go on nor be cancelled "
-            "(AdvanceCMSReconfiguration and CancelCMSReconfiguration: new Replica(directory.endpoint(id)) "
-            "throws NullPointerException), so no later CMS change commits. Fix leave-refuses-cms-joiner."
+            "replace: FinishReplace takes the node out of the directory, and the reconfiguration "
+            "cannot go on (AdvanceCMSReconfiguration: new Replica(directory.endpoint(id)) throws "
+            "NullPointerException), so no later CMS change commits; when the node was already a "
+            "write member (its log streaming waiting for the dead node) CancelCMSReconfiguration "
+            "throws too, when it was an addition still to start only an operator's cancel ends it. "
+            "Fix leave-refuses-cms-joiner."
         ),
         replay="tcmcheck replay examples/findings/leave-while-joining-cms.json",
         fix="leave-refuses-cms-joiner",

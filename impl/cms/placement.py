@@ -3,7 +3,8 @@ Cassandra's operator paths run (trunk 6bbe85ef). Pure functions of a node's meta
 
 - `ensure` is `ClusterMetadataService.ensureCMSPlacement` -> `reconfigureCMS(ReplicationParams.
   meta(metadata))` -> `PrepareCMSReconfiguration.Complex(params, downNodes)`: the CMS placed anew
-  at its replication, leaving out the nodes the failure detector sees down. Run by the node that
+  at its replication, leaving out the nodes the failure detector sees down (refused by `verify`
+  below a majority of that size, which ensureCMSPlacement only logs). Run by the node that
   finished a join, replace or move (BootstrapAndJoin/BootstrapAndReplace/Move.executeNext after
   FINISH: CASSANDRA-19705).
 - `without` is `ReconfigureCMS.maybeReconfigureCMS(metadata, toRemove)` ->
@@ -16,9 +17,10 @@ Cassandra's operator paths run (trunk 6bbe85ef). Pure functions of a node's meta
 The CMS's replication (`ReplicationParams.meta`) is the operator's choice: in the harness, a
 fixed size the scenario names (`cms.size`, `cms.members`, `cms_changes`) or, by default, the
 CEP's sizing policy over the JOINED nodes the deciding node knows (the operator following the
-CEP). Candidates pass `CMSPlacementStrategy.DefaultNodeFilter` (JOINED, in no in-progress
-sequence, and the caller's predicate: not down, not the node removed); current members that are
-still JOINED keep their seats, and the lowest ids fill the rest (spec/cms_placement.py, which the
+CEP). Every peer, current members included, passes `CMSPlacementStrategy.DefaultNodeFilter`
+(JOINED, in no in-progress sequence) and the caller's predicate (not down, not the node removed)
+or is no candidate; current members among the candidates keep their seats, and the lowest ids
+fill the rest (spec/cms_placement.py, which the
 engine also runs when a reconfiguration submitted with a `placement` executes: Cassandra's
 Simple and Complex compute their change in `execute(prev)`, so what these functions return when
 a node decides is only its guess of what the CMS will do).
@@ -77,9 +79,9 @@ def replication(metadata: Any, members: tuple[str, ...], rf: int) -> int:
 def placement(metadata: Any, members: tuple[str, ...], size: int, *, down: frozenset[str] = frozenset(),
               exclude: frozenset[str] = frozenset(), fallback: list[str] | tuple[str, ...] = (),
               keep_departed: bool = False) -> tuple[str, ...]:
-    """The CMS of `size` members: current members still JOINED (and not excluded) keep their
-    seats, lowest ids first when there are too many; then the lowest JOINED ids that are not
-    down, not excluded and in no in-progress sequence (issue 25). `keep_departed` is the switch
+    """The CMS of `size` members over the JOINED nodes not down, not excluded and in no
+    in-progress sequence (issue 25), current members included (issue 33): current members among
+    them keep their seats, lowest ids first when there are too many, then the lowest others. `keep_departed` is the switch
     `decommission-shrinks-cms` (CASSANDRA-18416): a member no longer JOINED keeps its seat."""
     ring = joined(metadata, fallback)
     if not ring:
@@ -88,10 +90,19 @@ def placement(metadata: Any, members: tuple[str, ...], size: int, *, down: froze
                  keep_departed=keep_departed)
 
 
-def ensure(metadata: Any, members: tuple[str, ...], rf: int, down: frozenset[str]) -> Plan | None:
+TOO_MANY_DOWN = "Too many nodes are currently DOWN to safely perform the reconfiguration"
+"""PrepareCMSReconfiguration.verify's refusal: the new CMS below a majority of its size."""
+
+
+def ensure(metadata: Any, members: tuple[str, ...], rf: int, down: frozenset[str]) -> Plan | str | None:
     """PrepareCMSReconfiguration.Complex at the CMS's replication; None when nothing changes
-    (Cassandra commits that as a no-op: "resulted in no required modifications")."""
-    target = placement(metadata, members, replication(metadata, members, rf), down=down)
+    (Cassandra commits that as a no-op: "resulted in no required modifications");
+    `ClusterMetadataService.reconfigureCMS`'s `transformation.verify(metadata)` refusal when the
+    candidates are fewer than a majority of the size (ensureCMSPlacement only logs it)."""
+    size = replication(metadata, members, rf)
+    target = placement(metadata, members, size, down=down)
+    if len(target) < size // 2 + 1:
+        return TOO_MANY_DOWN
     add = tuple(sorted(set(target) - set(members)))
     remove = tuple(sorted(set(members) - set(target)))
     return (add, remove) if add or remove else None
@@ -109,7 +120,7 @@ def without(metadata: Any, members: tuple[str, ...], to_remove: str, rf: int, do
     if shrink:
         target = tuple(m for m in members if m != to_remove)
     if len(target) < size // 2 + 1:
-        return "Too many nodes are currently DOWN to safely perform the reconfiguration"
+        return TOO_MANY_DOWN
     add = tuple(sorted(set(target) - set(members)))
     remove = tuple(sorted(set(members) - set(target)))
     return (add, remove)
@@ -129,5 +140,5 @@ def simple_placement(metadata: Any, members: tuple[str, ...], to_remove: str, rf
     return {"size": replication(metadata, members, rf), "down": sorted(down), "without": to_remove}
 
 
-__all__ = ["CURRENT", "POLICY", "Plan", "complex_placement", "ensure", "joined", "placement", "policy_members", "policy_size",
+__all__ = ["CURRENT", "POLICY", "TOO_MANY_DOWN", "Plan", "complex_placement", "ensure", "joined", "placement", "policy_members", "policy_size",
            "replication", "simple_placement", "without"]

@@ -67,8 +67,11 @@ class ReconfigurationDriver:
         target = self._node.world.cms_target
         if target is AUTO:
             size = policy_size(len(joined(meta, self._node.world.node_ids)))
-            return placement(meta, members, size, down=down_nodes(self._node, meta),
-                             fallback=self._node.world.node_ids)
+            placed = placement(meta, members, size, down=down_nodes(self._node, meta),
+                               fallback=self._node.world.node_ids)
+            # ClusterMetadataService.reconfigureCMS runs PrepareCMSReconfiguration.verify first:
+            # "Too many nodes are currently DOWN" below a majority (the operator tries again)
+            return placed if len(placed) >= size // 2 + 1 else None
         return target
 
     def on_log_advanced(self) -> None:

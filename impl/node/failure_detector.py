@@ -4,8 +4,10 @@ convict/markDead, markAlive/echo/realMarkAlive and getEndpointDowntime, trunk 6b
 
 - **Heartbeats.** Each node has a heartbeat `(generation, version)`: the generation counts the
   node's starts (kept on its Disk: Cassandra's generation is the start time), the version goes
-  up at every gossip round (`GossipTask.run`: `updateHeartBeat()`). Gossip messages carry every
-  heartbeat the sender knows (the digests of GossipDigestSyn/Ack, folded into one exchange).
+  up at every gossip round (`GossipTask.run`: `updateHeartBeat()`). A gossip message carries
+  every heartbeat the sender knows, and every one is answered with every heartbeat the receiver
+  knows (GossipDigestSyn, then GossipDigestAck, which `GossipDigestSynVerbHandler.doVerb` always
+  sends; the Ack2 is folded into the two).
 - **Arrivals.** A heartbeat newer than the one known (`Gossiper.notifyFailureDetector`) is an
   arrival for that peer (`FailureDetector.report`): its `ArrivalWindow` keeps the last 1000
   inter-arrival times; the first arrival records `fd_initial_value` (2 gossip intervals) as an
@@ -48,6 +50,10 @@ if TYPE_CHECKING:
 Heartbeat = tuple[int, int]
 """(generation, version)"""
 
+SETTLE_ROUNDS = 8
+"""`Gossiper.waitToSettle` at a (re)start, in gossip rounds: GOSSIP_SETTLE_MIN_WAIT_MS (5000) then
+GOSSIP_SETTLE_POLL_SUCCESSES_REQUIRED (3) polls of GOSSIP_SETTLE_POLL_INTERVAL_MS (1000), at
+Cassandra's 1 s gossip interval (CassandraRelevantProperties, trunk 6bbe85ef)."""
 SAMPLE_SIZE = 1000
 """Inter-arrival times kept per peer (FailureDetector.SAMPLE_SIZE)."""
 LN10_NUM, LN10_DEN = 2302585093, 10**9
@@ -104,6 +110,7 @@ class FailureDetector:
         self.generation = node.disk.generation
         self.version = 0
         now = self._now()
+        self._settled_at = now + SETTLE_ROUNDS * s.gossip_interval_ns if restarted else now
         self.heartbeats: dict[str, Heartbeat] = {}
         """The newest heartbeat known of every node (this one's included)."""
         self._windows: dict[str, ArrivalWindow] = {}
@@ -133,6 +140,13 @@ class FailureDetector:
     def is_alive(self, peer_id: str) -> bool:
         """Whether this node sees `peer_id` UP (itself: always)."""
         return peer_id == self._node.id or self._alive.get(peer_id, False)
+
+    def settled(self) -> bool:
+        """Whether gossip has settled since this node (re)started (`Gossiper.waitToSettle`, which
+        StorageService.initServer runs before a restarted node resumes its sequence: every peer
+        forced DOWN first, then gossip for SETTLE_ROUNDS). The simulator resumes at once; until
+        then this node's view of who is down is not yet Cassandra's."""
+        return self._now() >= self._settled_at
 
     def heard_of(self, peer_id: str) -> bool:
         """Whether this node has had a heartbeat of `peer_id` since it (re)started (a saved

@@ -274,11 +274,12 @@ class Node:
             self.fetcher.want(msg.epoch, msg.sender)
 
     def _on_gossip(self, msg: Gossip) -> None:
+        # GossipDigestSynVerbHandler.doVerb answers every SYN with a GossipDigestAck (trunk
+        # 6bbe85ef l.108-113: createNormalReply, then MessagingService.send(..., from)), so a
+        # node learns heartbeats from the peers it picks as well as from those that pick it
         self.failure_detector.on_heartbeats(msg.heartbeats)
-        if msg.epoch < self.log.applied:
-            # the answer a sender behind us needs to learn the epoch (GossipDigestAck)
-            self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied,
-                                              heartbeats=self.failure_detector.digest()))
+        self.send(msg.sender, GossipReply(sender=self.id, epoch=self.log.applied,
+                                          heartbeats=self.failure_detector.digest()))
 
     def _on_gossip_reply(self, msg: GossipReply) -> None:
         self.failure_detector.on_heartbeats(msg.heartbeats)

@@ -14,7 +14,11 @@ move, the CMS placed anew (ClusterMetadataService.ensureCMSPlacement; its failur
 logged). An assassinate is one ASSASSINATE commit. Each step is a commit request through the
 node's submitter; START needs no barrier (`ProgressBarrier.immediate`). What the driver knows is
 persisted on the node's disk and the rest is read back from the metadata, so a node that crashes
-mid-operation resumes where the log says it is. A rejected PREPARE (another operation holds an
+mid-operation resumes where the log says it is (with the switch
+`restart-rejoins-after-decommission`, one restarted in the middle of its own decommission
+finishes it and commits UnsafeJoin, as trunk 6bbe85ef's Startup.startup does: `on_restart`). The
+streams' sources pass the failure detector first (impl/node/streaming.py `source_filter`).
+A rejected PREPARE (another operation holds an
 overlapping range, say) ends the operation as rejected. The driver stops when the sequence
 disappears from the metadata (a cancel: impl/node/operator.py). In gossip mode the barrier is a
 fixed wait (RING_DELAY).
@@ -36,7 +40,7 @@ from impl.entry import canonical_json
 from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
 from impl.node import operator_checks as checks
 from impl.node.progress_barrier import ProgressBarrier
-from impl.node.streaming import Streaming, elsewhere, plan
+from impl.node.streaming import Streaming, elsewhere, source_filter, transfers
 from observed.protocol import BarrierStart, StepSubmit
 from spec import fixes
 
@@ -104,12 +108,68 @@ class OperationDriver:
             return checks.replace_joined(meta, target)
         return None  # assassinate: no check (Assassinate.assassinateEndpoint)
 
+    def on_restart(self) -> None:
+        """Startup on a node restarted in the middle of its own decommission. Trunk 6bbe85ef
+        (the switch `restart-rejoins-after-decommission`): `StorageService.initServer` refuses
+        only a node whose bootstrap state is DECOMMISSIONED (`wasDecommissioned()`, l.765), which
+        only `shutdownNetworking` sets (l.3613) at the end of `SingleNodeSequences.decommission`;
+        restarted before that, `joinRing` runs `Startup.startup(!isSurveyMode, shouldBootstrap(),
+        ...)` with `shouldBootstrap()` false (`bootstrapComplete()`), which finishes the node's
+        own sequence (`finishInProgressSequences(self)`: the leave goes on to LEFT), then takes
+        `case LEFT:` and commits `getInitialTransformation(true, false, false)`, an `UnsafeJoin`
+        (`finishJoiningRing && !shouldBootstrap`; PrepareJoin accepts LEFT): the node joins again
+        at once without streaming, at `BootStrapper.getBootstrapTokens` (its `initial_token`
+        here, the tokens it held). A later trunk (`Startup.startup`: `finishInProgressSequences(self,
+        true)`, which stops at a sequence not `finishDuringStartup()`, and `case LEAVING:` "Node
+        is currently being decommissioned, resume with `nodetool decommission`") resumes no leave
+        at startup: the operator's resumed decommission ends in `shutdownNetworking`, as the
+        harness's resumed operation does by default (no UnsafeJoin)."""
+        st = self.state
+        node = self._node
+        if st is None or st["outcome"] is not None or st["op"] != "leave" \
+                or not bugs.on(node.settings, "restart-rejoins-after-decommission"):
+            return
+        meta = node.log.metadata
+        seq = meta.sequences.get(node.id)
+        if seq is None and not st["prepared"]:
+            return  # the decommission command died before its PrepareLeave: nothing to finish
+        tokens = seq.tokens if seq is not None else meta.tokens_of(node.id)
+        st["startup_tokens"] = sorted(int(t) for t in tokens)
+
+    def _startup_rejoin(self, meta: Any) -> None:
+        """The UnsafeJoin trunk 6bbe85ef's Startup.startup commits after finishing the leave
+        (`on_restart`)."""
+        node = self._node
+        st = self.state
+        assert st is not None
+        tokens = st.pop("startup_tokens")
+        owned = [t for t in tokens if meta.token_map.owner_of(t) not in (None, node.id)]
+        if owned:
+            node.trace.event("operation", node.id, "-", f"startup: Bootstrapping to existing token {owned[0]} "
+                             "is not allowed")
+            return
+        node.trace.event("operation", node.id, "-", "startup: UnsafeJoin after the decommission it finished")
+        node.submitter.submit(canonical_json({"kind": "UNSAFE_JOIN", "node": node.id, "tokens": tokens}))
+
     # --- driving ---
 
     @property
     def busy(self) -> bool:
         st = self.state
         return st is not None and st.get("outcome") is None
+
+    def _source_alive(self, observer: str, peer: str) -> bool:
+        """Whether a stream source passes FailureDetectorSourceFilter in this node's view (or
+        `observer`'s). Within `Gossiper.waitToSettle`'s time after a restart every peer passes:
+        Cassandra's restarted node resumes its sequence only once gossip settled, where the
+        simulator resumes at once, so such a peer is left to its stream connection, which fails
+        on a dead one a moment later (fuzz seed 91817276014: a move resumed 11 ms after its
+        node restarted refused its live source, whose echo came back 2 ms later)."""
+        node = self._node
+        if observer not in ("", node.id):
+            return not node.world.convicted(observer, peer)
+        fd = node.failure_detector
+        return fd.is_alive(peer) or not fd.settled()
 
     def _excluded(self) -> str | None:
         st = self.state
@@ -150,7 +210,10 @@ class OperationDriver:
                     op in ("leave", "remove") and (done is None or done.state.value == "LEFT"))
                 if finished and op in ("join", "replace", "move"):
                     self._ensure_cms_placement(meta)
+                rejoin = finished and op == "leave" and st.get("startup_tokens") is not None
                 self._finish("completed" if finished else "cancelled")
+                if rejoin:
+                    self._startup_rejoin(meta)
                 return
             if op in ("join", "replace") and node.id not in meta.directory:
                 dc, rack = st["location"]
@@ -248,7 +311,9 @@ class OperationDriver:
             return
         members, down = node.executor.members(meta), down_nodes(node, meta)
         plan_ = placement.ensure(meta, members, node.world.cms_rf, down)
-        if plan_ is not None:
+        if isinstance(plan_, str):
+            node.trace.event("operation", node.id, "-", f"ensure CMS placement refused: {plan_}")
+        elif plan_ is not None:
             add, remove = plan_
             node.trace.event("operation", node.id, "-", f"ensure CMS placement +{list(add)} -{list(remove)}")
             # PrepareCMSReconfiguration.Complex(params, downNodes): the CMS places it when it
@@ -395,16 +460,27 @@ class OperationDriver:
                     (task, streaming.served_by.get(i)) for i, task in enumerate(streaming.tasks)])
             self.advance()
 
-        tasks = plan(node.log.metadata, st["seq_node"], self._excluded(),
-                     from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
-                     from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
-                     wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
-                     all_sources=fixes.on(node.settings.fixes, fixes.STREAM_FROM_ALL_REPLICAS))
+        planned = transfers(node.log.metadata, st["seq_node"], self._excluded(),
+                            from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
+                            from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
+                            wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
+                            all_sources=fixes.on(node.settings.fixes, fixes.STREAM_FROM_ALL_REPLICAS))
+        tasks = [task for task, _ in planned]
         halted = elsewhere(st["op"], st["seq_node"], tasks)
         if halted is not None:
             self._waiting = False
             self._finish(f"failed: bootstrap streaming failed: {halted}")
             return
+        if node.settings.mode != "gossip":
+            # the failure detector's sources first (RangeStreamer's FailureDetectorSourceFilter,
+            # Move.movementMap, DataMovementVerbHandler: impl/node/streaming.py `source_filter`)
+            tasks, refused = source_filter(st["op"], planned, self._source_alive, keep=self._excluded())
+            if refused is not None:
+                down, why = refused
+                node.trace.event("stream", node.id, "-", f"refused: {why}")
+                self._waiting = False
+                self._finish(f"failed: streaming failed: {down} is down")
+                return
 
         def failed(why: str) -> None:
             # Cassandra's bootstrap, unbootstrap, move and removenode streams fail on a dead peer

@@ -16,6 +16,11 @@ replica), and with none (RF 1) from nobody. A write that source lacks is lost fo
 newest cell wins on the destination), and from the removed or replaced node itself when no
 other replica holds the range.
 
+Before anything streams, the sources a failure detector convicted are left out of the plan, as
+Cassandra's planners do (`source_filter`: RangeStreamer's FailureDetectorSourceFilter for a join or
+a replacement, Move.movementMap, a removal's DataMovementVerbHandler); a strict source left out, or
+no source left, refuses the plan and ends the operation as a failed stream on that peer.
+
 Each transfer is real messages: the operation's driver sends `StreamRequest` to the source,
 the source sends `StreamData` (every key it holds in the ranges) to the destination, which
 stores it and tells the driver `StreamComplete`. Any of them can be lost: after
@@ -49,10 +54,21 @@ Task = tuple[str, str, tuple[str, ...], tuple[tuple[int, int], ...]]
 def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
          from_new_replicas: bool = False, from_remaining: bool = False,
          wait_for_excluded: bool = False, all_sources: bool = False) -> list[Task]:
+    return [task for task, _ in transfers(metadata, sequence_node, excluded, from_new_replicas=from_new_replicas,
+                                          from_remaining=from_remaining, wait_for_excluded=wait_for_excluded,
+                                          all_sources=all_sources)]
+
+
+def transfers(metadata: Any, sequence_node: str, excluded: str | None, *,
+              from_new_replicas: bool = False, from_remaining: bool = False,
+              wait_for_excluded: bool = False, all_sources: bool = False) -> list[tuple[Task, bool]]:
+    """The plan's tasks, each with whether its source is the strict one (the replica losing
+    the range: BootstrapAndJoin.toStrict, Move's `midDeltas...reads.removals`)."""
     seq = metadata.sequences.get(sequence_node)
     if seq is None:
         return []
     out: dict[tuple[str, str, tuple[str, ...]], list[tuple[int, int]]] = {}
+    strict: set[tuple[str, str, tuple[str, ...]]] = set()
     for name in sorted(metadata.keyspaces):
         key = metadata.keyspaces[name].replication.key
         for e in seq.transitions.get(key, ()):
@@ -66,15 +82,63 @@ def plan(metadata: Any, sequence_node: str, excluded: str | None, *,
             if not sources and wait_for_excluded and excluded is not None:
                 sources = (excluded,)  # mutant: nothing to stream, so ask the removed node
             # each tuple is one transfer (its candidate sources, tried in turn)
-            transfers = [sources] if sources else []
+            groups = [sources] if sources else []
             if all_sources and excluded is not None and not losing and not from_new_replicas:
                 # fix stream-from-all-replicas: one transfer from each remaining replica; with
                 # none, from the excluded node (the only copy: the operation waits for it)
-                transfers = [(r,) for r in remaining] or [(excluded,)]
+                groups = [(r,) for r in remaining] or [(excluded,)]
             for dest in sorted(e.after - e.before):
-                for srcs in transfers:
+                for srcs in groups:
                     out.setdefault((name, dest, srcs), []).append((e.left, e.right))
-    return [(ks, dest, sources, tuple(ranges)) for (ks, dest, sources), ranges in out.items()]
+                    if losing and srcs == tuple(losing):
+                        strict.add((name, dest, srcs))
+    return [((ks, dest, sources, tuple(ranges)), (ks, dest, sources) in strict)
+            for (ks, dest, sources), ranges in out.items()]
+
+
+def source_filter(op: str, planned: list[tuple[Task, bool]], alive: Callable[[str, str], bool],
+                  keep: str | None = None) -> tuple[list[Task], tuple[str, str] | None]:
+    """The tasks with the sources the deciding node's failure detector convicted left out, as
+    Cassandra plans them before it streams (trunk 6bbe85ef), or the refusal: (the convicted
+    peers, Cassandra's message). `alive(decider, peer)` is a node's failure detector.
+
+    - join, replace: the bootstrapping node's `RangeStreamer`, which "always" adds
+      `FailureDetectorSourceFilter` (`fd.isAlive(replica.endpoint())`). A strict source (the
+      join's replica losing the range) convicted fails the plan: "Necessary replicas for strict
+      consistency were removed by source filters"; otherwise the live sources are kept (Cassandra
+      keeps the first by proximity; here all, lowest id first, tried in turn), and with none
+      (RF > 1) "Unable to find sufficient sources for streaming range".
+    - move: `Move.movementMap(FailureDetector.instance, ...)` on the moving node: a strict source
+      down is "Strict consistency requires the node losing the range to be UP but ... is DOWN";
+      with no live source "Found no sources for".
+    - remove: `DataMovementVerbHandler` on each destination filters the sources by its own
+      failure detector (`.filter(ep -> FailureDetector.instance.isAlive(ep.endpoint()))`); with
+      none, "Found no sources to stream from" fails the removal (`RemoveNodeStreams`).
+    - leave: `UnbootstrapStreams` streams from the leaving node itself; no filter.
+
+    `keep` (the replaced or removed node, when a plan deliberately streams from it: the fix
+    stream-from-all-replicas at RF 1, a mutant) is never filtered. The failure detector is read
+    once, when the plan is made (the destination's for a removal: its DataMovement arrives a
+    message later)."""
+    if op == "leave":
+        return [task for task, _ in planned], None
+    out: list[Task] = []
+    for (ks, dest, sources, ranges), strict in planned:
+        decider = dest if op == "remove" else None
+        live = tuple(s for s in sources if s == keep or alive(decider or "", s))
+        if strict and live != sources:
+            down = "/".join(s for s in sources if s not in live)
+            why = ("Strict consistency requires the node losing the range to be UP but " + down + " is DOWN"
+                   if op == "move" else "Necessary replicas for strict consistency were removed by source "
+                   f"filters: Filtered {down} out because it was down")
+            return out, (down, why)
+        if sources and not live:
+            down = "/".join(sources)
+            why = {"move": "Found no sources for ", "remove": "Found no sources to stream from for "}.get(
+                op, "Unable to find sufficient sources for streaming range ")
+            return out, (down, f"{why}{ranges[0]} in keyspace {ks}")
+        out.append((ks, dest, live, ranges))
+    return out, None
 
 
 def elsewhere(op: str, node: str, tasks: list[Task]) -> str | None:
@@ -151,8 +215,8 @@ class Streaming:
         session fails when its connection to the peer does (StreamSession.onError; a dead peer
         refuses it, a cut-off one times out), whatever the failure detector says; here a request
         that timed out (`attempt` > 0) to a peer that is down or cut off from this node is that
-        failed connection. (RangeStreamer's FailureDetectorSourceFilter, which leaves convicted
-        sources out of the plan first, is not modelled: the connection fails later instead.)"""
+        failed connection (the sources a failure detector had convicted when the plan was made
+        were left out before: `source_filter`)."""
         if attempt == 0:
             return None
         node = self._node

@@ -66,3 +66,14 @@ def test_a_member_the_point_itself_removed_is_no_candidate() -> None:
     # the removed members from the submission, which now names only n3, and counted n1
     outcome = run("cms-simple-drops-a-moving-member.json")
     assert outcome.valid, outcome.cause
+
+
+def test_the_point_executed_last_decides_not_the_one_submitted_last() -> None:
+    # fresh seed 27113 (sim run 27113086299): n4 and n5, both CMS members, die for good. n6's
+    # removenode of n4 submits maybeReconfigureCMS's Simple at 44.057 s, but it executes only at
+    # epoch 31, on epoch 30's metadata (retried); d2's replace of n5 submits its Simple later
+    # (44.968 s) and it executes first (epoch 24). PrepareCMSReconfiguration places the CMS where
+    # it executes, so n6's decides: n4 down, n5 replaced (in a sequence), 4 candidates, 4
+    # members. Ordered by submission, d2's point was taken and the dead n4 counted as kept
+    outcome = run("cms-point-executed-last.json")
+    assert outcome.valid, outcome.cause

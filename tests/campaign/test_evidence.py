@@ -86,15 +86,15 @@ def test_a_failure_file_carries_the_evidence(tmp_path: Path) -> None:
 
 def test_a_stuck_operation_says_which_operation_where_and_what_it_waited_on() -> None:
     scenario = parse_scenario(json.loads((DATA / "leave-under-lasting-loss.json").read_text()))
-    result = run_scenario(scenario, 3)
+    result = run_scenario(scenario, 4)  # the seed test_judge_slow_operation pins
     patience = scenario.settings.submit_timeout_ns * (scenario.settings.max_submit_attempts + 1)
     later = evolve(result, end_time=result.end_time + patience)  # as in test_judge_slow_operation
     found = judge(scenario, later).evidence()
     assert found is not None and found.anomaly == "liveness"
     [stuck] = found.stuck
-    assert (stuck.node, stuck.op, stuck.last_step, stuck.committed) == ("n6", "leave", "START_LEAVE", False)
+    assert (stuck.node, stuck.op, stuck.last_step, stuck.committed) == ("n6", "leave", "MID_LEAVE", False)
     assert any(s.kind == "PREPARE_LEAVE" and s.node == "n6" for s in found.steps)
-    assert found.lines()[0] == ("evidence: leave driven by n6 stuck waiting for START_LEAVE to commit "
+    assert found.lines()[0] == ("evidence: leave driven by n6 stuck waiting for MID_LEAVE to commit "
                                 "(the live nodes could meet its barrier)")
     # a valid run has none
     assert judge(scenario, result).evidence() is None

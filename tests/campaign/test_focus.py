@@ -51,6 +51,20 @@ def test_a_focus_on_replace_makes_the_generators_start_only_replaces(kind: str) 
     assert aimed["replace"] >= 30 and set(aimed) == {"replace"}
 
 
+def test_a_focus_on_replace_proposes_no_step_of_another_operation() -> None:
+    # refine proposes steps out of order too (rejected ones): under --focus replace only
+    # START_/MID_/FINISH_REPLACE, so the report's coverage shows no FINISH_JOIN (issue 33)
+    kinds: Counter[str] = Counter()
+    for seed in range(40):
+        kinds.update(refine_kind.coverage(generate_case("refine", seed, REPLACE))["transformations"])
+    steps = {k for k in kinds if k.startswith(("START_", "MID_", "FINISH_"))}
+    assert steps == {"START_REPLACE", "MID_REPLACE", "FINISH_REPLACE"}
+    plain: Counter[str] = Counter()
+    for seed in range(40):
+        plain.update(refine_kind.coverage(generate_case("refine", seed, Focus()))["transformations"])
+    assert {"FINISH_JOIN", "MID_LEAVE", "START_MOVE"} <= set(plain)  # without a focus, every kind
+
+
 def test_focused_replaces_run_to_completion_in_the_simulator() -> None:
     """Their targets die and are convicted first, and a second removal waits for the first:
     the nodes do run the replaces, rather than refuse them or block each other."""

@@ -23,10 +23,11 @@ DATA = Path(__file__).resolve().parents[1] / "impl" / "sim" / "data"
 
 def test_a_read_at_one_beside_an_in_flight_write_is_no_failure() -> None:
     """A read at ONE gets a value from a replica a write at ALL has reached; a later read at ONE
-    from a replica it has not reached yet gets the older value (seed 393; 398 before gossip
-    carried heartbeats: n8 read k2 = 47 from d1, then d2 read 91 from n9). Before the
+    from a replica it has not reached yet gets the older value (seed 404 since gossip answers
+    every SYN; 393 before, 398 before gossip carried heartbeats: n8 read k2 = 47 from d1, then
+    d2 read 91 from n9). Before the
     correction the kv linearizability check failed such runs."""
-    out = checked(RunSpec(kind="sim", seed=393, case=json.loads((DATA / "all-one-inflight-write.json").read_text())))
+    out = checked(RunSpec(kind="sim", seed=404, case=json.loads((DATA / "all-one-inflight-write.json").read_text())))
     assert out.valid, out.cause
     assert out.details["clients"]["cause"] == REGULAR
 

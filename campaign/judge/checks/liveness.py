@@ -1,7 +1,8 @@
 """Check `liveness`: a finished run's progress — safety held, but did the cluster get anywhere?
 
 An operation that never finished although its barrier could be met, an operation its node gave
-up with its sequence left in the metadata, a live node behind the committed log, a commit
+up with its sequence left in the metadata, a completed decommission undone (its node joined
+again with no operation asking), a live node behind the committed log, a commit
 request never answered (the CMS's membership is check `cms`, campaign/judge/checks/cms.py). Each
 is reported only when the run's faults healed and the stall is not the fault's (a CMS without a
 majority rightly stops). An operation whose streaming failed on a peer that crashed or was cut
@@ -54,6 +55,7 @@ def liveness(ctx: Context) -> tuple[Cause, ...]:
         if could and (result.quiescent or result.end_time - max(_last_step(result, node), began) > wait):
             out.append(C.liveness("operation stuck", f"{op} on {node} never finished (its barrier could be met)"))
     out.extend(_abandoned(scenario, result, final))
+    out.extend(_decommission_undone(scenario, result, final))
     committed = committed_at(result)
     if not result.quiescent:
         # why the age: an entry committed just before the end has not had time to spread
@@ -75,6 +77,21 @@ def liveness(ctx: Context) -> tuple[Cause, ...]:
         out.append(C.liveness("commit never completed", f"{len(stalled)} request(s) open for more than "
                               f"{wait // 1_000_000_000} s at the end"))
     return tuple(out)
+
+
+def _decommission_undone(scenario: Scenario, result: Observed, final: ClusterMetadata) -> tuple[Cause, ...]:
+    """A decommission that completed stays done: its node ends LEFT unless an operation of the
+    scenario joins it again (what `nodetool decommission` promises; trunk 6bbe85ef's Startup
+    broke it for a node restarted mid-decommission, which then committed UnsafeJoin: the switch
+    `restart-rejoins-after-decommission`)."""
+    state = {str(n.id): n.state.value for n in final.directory}
+    for ended in result.operations:
+        node = ended.node
+        if ended.op == "leave" and ended.outcome == "completed" and state.get(node, "LEFT") != "LEFT" \
+                and not any(o.node == node and o.op in ("join", "replace") for o in scenario.operations):
+            return (C.liveness("decommission undone", f"{node}'s decommission completed, and {node} "
+                               f"ends {state[node]} (joined again with no operation asking)"),)
+    return ()
 
 
 def _abandoned(scenario: Scenario, result: Observed, final: ClusterMetadata) -> tuple[Cause, ...]:

@@ -32,19 +32,21 @@ def run(doc: dict[str, Any], seed: int) -> tuple[Cluster, Observed, Any]:
 
 
 def test_gossip_bootstrap_serves_a_stale_quorum_read_and_tcm_does_not() -> None:
-    _, result, verdict = run(bootstrap("gossip"), 2)
+    # (seed 72 since gossip answers every SYN, issue 33; 2 before)
+    _, result, verdict = run(bootstrap("gossip"), 72)
     assert verdict.summary()["clients"]["valid"] is False
     assert verdict.summary()["logs"]["valid"] is True  # the metadata log itself is fine: the data path is not
     assert [(o.node, o.op, o.outcome) for o in result.operations] == [("n4", "join", "completed")]
-    _, result, verdict = run(bootstrap("tcm"), 2)
+    _, result, verdict = run(bootstrap("tcm"), 72)
     assert verdict.valid and len(result.client_history) >= 200
 
 
 def test_gossip_bootstrap_loses_an_acknowledged_write_for_good_and_tcm_does_not() -> None:
-    cluster, result, verdict = run(lost_after_bootstrap("gossip"), 18)
+    # (seed 28 since gossip answers every SYN, issue 33; 18 before)
+    cluster, result, verdict = run(lost_after_bootstrap("gossip"), 28)
     assert lost_writes(cluster, result)
     assert verdict.summary()["clients"]["valid"] is False
-    cluster, result, verdict = run(lost_after_bootstrap("tcm"), 18)
+    cluster, result, verdict = run(lost_after_bootstrap("tcm"), 28)
     assert lost_writes(cluster, result) == [] and verdict.valid
 
 

@@ -84,3 +84,20 @@ def test_the_detector_is_deterministic() -> None:
         r = c.run()
         return r.trace_hash, r.counters
     assert run() == run()
+
+
+def test_a_node_nobody_gossips_to_still_hears_every_peer_through_the_answers() -> None:
+    """Every gossip message is answered (GossipDigestSynVerbHandler.doVerb always sends a
+    GossipDigestAck). With every choice at its default (a decision list with no entry: a shrunk
+    case's schedule) each node gossips to the first peer it sees up, so n3, n4 and n5 are never
+    gossiped to; they hear their peers' heartbeats only in the answers to their own gossip. When
+    only a sender behind was answered, their failure detectors convicted every peer."""
+    doc = json.loads((EXAMPLES / "simulate-basic.json").read_text())
+    doc["settings"]["gossip_interval_ms"] = 100
+    doc["decisions"] = []
+    c = Cluster(parse_scenario(doc), 1)
+    c.run_until(8000 * MS)
+    for nid, node in c.nodes.items():
+        assert node is not None
+        assert node.failure_detector.live_members() == sorted(set(c.nodes) - {nid}), nid
+    assert c.counters.get("fd_convictions", 0) == 0
