@@ -21,6 +21,9 @@ class ProtocolVerdict:
     violations: tuple[Violation, ...] = ()
     checked: int = 0
     """How many events (requests, serves, steps) the invariant looked at."""
+    judged: tuple[tuple[str, int], ...] = ()
+    """What a component's promise judged, by path (sessions completed, hints replayed, ...):
+    the report's paths of its check."""
 
     @property
     def valid(self) -> bool:
