@@ -9,7 +9,9 @@ Over the protocol trace in the order the simulation took it:
   by re-hinting (`rehint`) carries a hint its holder received and could not apply, for a write
   replica of the token in that holder's metadata then (`HintsService.writeForAllReplicas`).
 - **Replayed as made.** A hint its target receives is one its sender stored for it, cell for
-  cell (key, timestamp, value); the target applies it when it is a write replica of the token in
+  cell (key, timestamp, value) — a page sent again after the first was acknowledged (an
+  unanswered page is resent at the next tick; the network may duplicate it) repeats hints
+  already deleted, which is harmless; the target applies it when it is a write replica of the token in
   the spec's placement at the target's epoch and re-hints it otherwise (`HintVerbHandler`:
   "the node is not a replica of the token anymore"); every cell a hint changed on a disk is the
   cell of a hint applied there.
@@ -39,7 +41,8 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None) -
     the spec's, to judge ownership at the target's epoch; None skips that)."""
     planned: dict[tuple[str, Write], frozenset[str]] = {}  # (coordinator, write) -> its replicas
     rehinting: dict[tuple[str, Write], tuple[int, int]] = {}  # (holder, write) -> (epoch, token) re-hinted at
-    stored: dict[tuple[str, str, Write], int] = {}  # (holder, target, write) -> hints stored
+    stored: dict[tuple[str, str, Write], int] = {}  # (holder, target, write) -> hints held
+    made: set[tuple[str, str, Write]] = set()  # (holder, target, write) of every hint ever stored
     received: set[tuple[str, str, Write]] = set()  # (holder, target, write) the target received
     applied_now: dict[str, tuple[int, Write]] = {}  # node -> (time, write) of its last applied hint
     judged = dict.fromkeys(PATHS, 0)
@@ -72,13 +75,13 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None) -
                                                    f" for {e.target} (its replicas: {','.join(sorted(replicas))})"),
                          ("hint", _store_line(e)))
             stored[(e.coord, e.target, w)] = stored.get((e.coord, e.target, w), 0) + 1
+            made.add((e.coord, e.target, w))
         elif isinstance(e, HintApply):
             w = (e.keyspace, e.key, e.timestamp, e.value)
-            if stored.get((e.holder, e.node, w), 0) == 0:
-                made = sorted(f"{_w(x)}" for (h, t, x), n in stored.items()
-                              if (h, t) == (e.holder, e.node) and x[:2] == w[:2] and n)
+            if (e.holder, e.node, w) not in made:
+                others = sorted(f"{_w(x)}" for (h, t, x) in made if (h, t) == (e.holder, e.node) and x[:2] == w[:2])
                 fail(e, f"{e.node} received from {e.holder} a hint of {_w(w)}, which {e.holder} never stored "
-                        f"for it" + (f" (it stored {', '.join(made[:3])})" if made else ""),
+                        f"for it" + (f" (it stored {', '.join(others[:3])})" if others else ""),
                      ("received", _apply_line(e)))
             received.add((e.holder, e.node, w))
             if e.answer == "applied":
