@@ -19,8 +19,9 @@ rebuilt from its `Store` events (a cell only ever gets newer: last write wins, n
   replicas; pending replicas take no part).
 - **Completion.** A session completes at most once, only after it started, and only once the
   rows of every sync task it created reached their destination; it reports failed otherwise.
-  At a quiet end, every session whose coordinator did not restart since it began has reported
-  an outcome.
+  At a quiet end, every session whose coordinator is up and did not restart since it began
+  has reported an outcome (a coordinator's crash ends its sessions with no word: nodetool's
+  connection to it drops).
 """
 
 from __future__ import annotations
@@ -86,9 +87,10 @@ class _Cells:
 
 
 def check_repair(events: Iterable[Event], placements: Placements | None = None, *,
-                 quiet_end: bool = False) -> ProtocolVerdict:
+                 up_at_quiet_end: frozenset[str] | None = None) -> ProtocolVerdict:
     """Every repair session's promise, over the events in the order the simulation took them
-    (`placements`: the spec's, to check participants; None skips that)."""
+    (`placements`: the spec's, to check participants; None skips that; `up_at_quiet_end`: the
+    nodes up when the run ended quiet — None when it did not — whose sessions must have ended)."""
     cells = _Cells()
     open_: dict[tuple[str, int], _Open] = {}
     done: set[tuple[str, int]] = set()
@@ -156,12 +158,12 @@ def check_repair(events: Iterable[Event], placements: Placements | None = None, 
             restarted_at[e.node] = e.t
         if len(out) >= MAX_VIOLATIONS:
             break
-    if quiet_end and len(out) < MAX_VIOLATIONS:
+    if up_at_quiet_end is not None and len(out) < MAX_VIOLATIONS:
         for (coord, number), left in sorted(open_.items()):
-            if restarted_at.get(coord, -1) < left.start.t:
+            if coord in up_at_quiet_end and restarted_at.get(coord, -1) < left.start.t:
                 out.append(Violation(invariant="repair", time=left.start.t, detail=(
                     f"repair session {number} coordinated by {coord} (started at {left.start.t / 1e9:.3f} s) never "
-                    "reported an outcome, though the run ended quiet and its coordinator never restarted")))
+                    "reported an outcome, though the run ended quiet with its coordinator up, never restarted")))
     return ProtocolVerdict(violations=tuple(out[:MAX_VIOLATIONS]), checked=judged["sessions completed"],
                            judged=tuple(judged.items()))
 

@@ -13,7 +13,9 @@ from checkers.protocol.repair import check_repair
 
 
 def check(ctx: Context) -> CheckResult:
-    verdict = check_repair(ctx.observed.protocol, ctx.placements, quiet_end=ctx.observed.quiescent)
+    observed = ctx.observed
+    up = frozenset(n.id for n in observed.nodes if n.up) if observed.quiescent else None
+    verdict = check_repair(observed.protocol, ctx.placements, up_at_quiet_end=up)
     return promise_result("repair", verdict, ctx.observed.final_epoch)
 
 
