@@ -17,7 +17,8 @@ Over the protocol trace in the order the simulation took it:
   cell of a hint applied there.
 - **Deleted once acknowledged.** A holder deletes a hint only after its target received that
   hint (the target answers a page once it handled it: `HintVerbHandler` responds after applying),
-  and never more often than it stored it.
+  and never more often than it stored it; every hint stored and not deleted is on its holder's
+  disk (a hint goes nowhere else: `HintsService.excise` has no caller).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Iterable
 
 from checkers.protocol.placements import Placements
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
+from observed.cells import StoredHint
 from observed.protocol import Event, HintApply, HintDeliver, HintStore, Store, WritePlan
 
 Write = tuple[str, str, int, int]
@@ -36,9 +38,11 @@ PATHS = ("hints stored", "hints re-hinted", "hints applied", "hints received by 
 """What this check judges in a run (the report's paths)."""
 
 
-def check_hints(events: Iterable[Event], placements: Placements | None = None) -> ProtocolVerdict:
+def check_hints(events: Iterable[Event], placements: Placements | None = None,
+                held: Iterable[StoredHint] | None = None) -> ProtocolVerdict:
     """Every hint's promise, over the events in the order the simulation took them (`placements`:
-    the spec's, to judge ownership at the target's epoch; None skips that)."""
+    the spec's, to judge ownership at the target's epoch; None skips that; `held`: the hints on
+    the disks when the events end, every hint stored and not deleted)."""
     planned: dict[tuple[str, Write], frozenset[str]] = {}  # (coordinator, write) -> its replicas
     rehinting: dict[tuple[str, Write], tuple[int, int]] = {}  # (holder, write) -> (epoch, token) re-hinted at
     stored: dict[tuple[str, str, Write], int] = {}  # (holder, target, write) -> hints held
@@ -97,8 +101,12 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None) -
                         f"then (write replicas {','.join(sorted(groups[1]))})", ("received", _apply_line(e)))
         elif isinstance(e, Store) and e.via == "hint":
             w = (e.keyspace, e.key, e.timestamp, e.value)
-            if applied_now.get(e.node) != (e.t, w):
+            last = applied_now.get(e.node)
+            if last is None or last[0] != e.t:
                 fail(e, f"{e.node} stored {_w(w)} by a hint it did not apply", ("stored", f"{e.node} {_w(w)}"))
+            elif last[1] != w:
+                fail(e, f"{e.node} applied the hint of {_w(last[1])} as {_w(w)}: not the write it was made for",
+                     ("applied", _w(last[1])), ("stored", _w(w)))
         elif isinstance(e, HintDeliver):
             judged["hints deleted"] += 1
             k = (e.holder, e.target, (e.keyspace, e.key, e.timestamp, e.value))
@@ -112,8 +120,26 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None) -
                 stored[k] -= 1
         if len(out) >= MAX_VIOLATIONS:
             break
+    if held is not None and len(out) < MAX_VIOLATIONS:
+        out += _kept(stored, held)
     return ProtocolVerdict(violations=tuple(out[:MAX_VIOLATIONS]), checked=judged["hints applied"],
                            judged=tuple(judged.items()))
+
+
+def _kept(stored: dict[tuple[str, str, Write], int], held: Iterable[StoredHint]) -> list[Violation]:
+    """Hints stored and never deleted are on their holder's disk (a disk outlives a crash)."""
+    on_disk: dict[tuple[str, str, Write], int] = {}
+    for h in held:
+        k = (h.holder, h.target, (h.keyspace, h.key, h.timestamp, h.value))
+        on_disk[k] = on_disk.get(k, 0) + 1
+    for k in sorted(set(stored) | set(on_disk)):
+        if stored.get(k, 0) != on_disk.get(k, 0):
+            holder, target, w = k
+            return [Violation(invariant="hint replay", time=0, detail=(
+                f"{holder} holds {on_disk.get(k, 0)} hint(s) of {_w(w)} for {target}, having stored "
+                f"{stored.get(k, 0)} more than it deleted on an acknowledgement: a hint went "
+                + ("missing without one" if stored.get(k, 0) > on_disk.get(k, 0) else "onto its disk unrecorded")))]
+    return []
 
 
 def _w(w: Write) -> str:

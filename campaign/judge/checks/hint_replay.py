@@ -12,8 +12,9 @@ from checkers.protocol.hints import check_hints
 
 
 def check(ctx: Context) -> CheckResult:
-    return promise_result("hint replay", check_hints(ctx.observed.protocol, ctx.placements),
-                          ctx.observed.final_epoch)
+    observed = ctx.observed
+    return promise_result("hint replay", check_hints(observed.protocol, ctx.placements, observed.hints),
+                          observed.final_epoch)
 
 
 CHECK = Check(name="hint-replay", family="promise", incremental=True, check=check,
