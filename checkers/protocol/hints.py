@@ -55,7 +55,9 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None,
     def fail(e: Event, detail: str, *evidence: tuple[str, str]) -> None:
         out.append(Violation(invariant="hint replay", time=e.t, detail=detail, evidence=evidence))
 
+    end = 0
     for e in events:
+        end = e.t
         if isinstance(e, WritePlan):
             w = (e.keyspace, e.key, e.timestamp, e.value)
             planned[(e.coord, w)] = frozenset(e.contacts) | frozenset(e.down)
@@ -121,12 +123,12 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None,
         if len(out) >= MAX_VIOLATIONS:
             break
     if held is not None and len(out) < MAX_VIOLATIONS:
-        out += _kept(stored, held)
+        out += _kept(stored, held, end)
     return ProtocolVerdict(violations=tuple(out[:MAX_VIOLATIONS]), checked=judged["hints applied"],
                            judged=tuple(judged.items()))
 
 
-def _kept(stored: dict[tuple[str, str, Write], int], held: Iterable[StoredHint]) -> list[Violation]:
+def _kept(stored: dict[tuple[str, str, Write], int], held: Iterable[StoredHint], end: int) -> list[Violation]:
     """Hints stored and never deleted are on their holder's disk (a disk outlives a crash)."""
     on_disk: dict[tuple[str, str, Write], int] = {}
     for h in held:
@@ -135,8 +137,8 @@ def _kept(stored: dict[tuple[str, str, Write], int], held: Iterable[StoredHint])
     for k in sorted(set(stored) | set(on_disk)):
         if stored.get(k, 0) != on_disk.get(k, 0):
             holder, target, w = k
-            return [Violation(invariant="hint replay", time=0, detail=(
-                f"{holder} holds {on_disk.get(k, 0)} hint(s) of {_w(w)} for {target}, having stored "
+            return [Violation(invariant="hint replay", time=end, detail=(
+                f"at the end {holder} holds {on_disk.get(k, 0)} hint(s) of {_w(w)} for {target}, having stored "
                 f"{stored.get(k, 0)} more than it deleted on an acknowledgement: a hint went "
                 + ("missing without one" if stored.get(k, 0) > on_disk.get(k, 0) else "onto its disk unrecorded")))]
     return []

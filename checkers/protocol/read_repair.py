@@ -104,8 +104,8 @@ def check_read_repair(events: Iterable[Event], placements: Placements | None = N
             r.resolved = e
         elif isinstance(e, ReadRepair):
             judged["read repairs"] += 1
-            _plan(e, r, placements, fail)
             r.repair = e
+            _plan(e, r, placements, fail)
         elif isinstance(e, ReadRepairWrite):
             judged["read repair writes"] += 1
             _write(e, r, fail)
