@@ -97,7 +97,7 @@ class _View:
         mean = self.total / len(self.intervals)
         silence = t - self.last
         return (f"last arrival {self.last / 1e9:.3f} s, silence {silence / 1e9:.3f} s, {len(self.intervals)} "
-                f"intervals of mean {mean / 1e9:.3f} s: phi/ln10 = {silence / mean / 2.302585093:.3f}")
+                f"intervals of mean {mean / 1e9:.3f} s: phi * (1 / ln 10) = {silence / mean / 2.302585093:.3f}")
 
 
 def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) -> ProtocolVerdict:
@@ -142,7 +142,7 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                 if r != e.coord and not (r in of and of[r].alive):
                     fail(e, f"{e.coord} sent its {'write' if isinstance(e, WritePlan) else 'read'} of "
                             f"{e.keyspace}/{e.key} to {r} as UP, which its failure detector's history holds DOWN "
-                            "(marked UP without a conviction's end by an echo: a guess)",
+                            "(seen UP again with no echo since it went DOWN: a guess)",
                          ("view", _view_line(of, r, e.t)))
                     break
             for r in down:
@@ -155,7 +155,8 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
             judged["convictions"] += 1
             v = view(e.node, e.peer)
             if not v.alive:
-                fail(e, f"{e.node} convicted {e.peer}, which it did not see UP")
+                fail(e, f"{e.node} convicted {e.peer}, which its failure detector's history holds DOWN already "
+                        "(seen UP again with no echo since it went DOWN: a guess)", ("view", _view_line(views[e.node], e.peer, e.t)))
             elif not v.phi_exceeds(e.t, threshold):
                 fail(e, f"{e.node} convicted {e.peer} at {e.t / 1e9:.3f} s, before the silence exceeded what phi "
                         f"{settings.phi_convict_threshold:g} allows for its arrival history",
