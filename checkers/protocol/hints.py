@@ -12,11 +12,13 @@ Over the protocol trace in the order the simulation took it:
   cell (key, timestamp, value) — a page sent again after the first was acknowledged (an
   unanswered page is resent at the next tick; the network may duplicate it) repeats hints
   already deleted, which is harmless; the target applies it when it is a write replica of the token in
-  the spec's placement at the target's epoch and re-hints it otherwise (`HintVerbHandler`:
-  "the node is not a replica of the token anymore"); every cell a hint changed on a disk is the
+  the spec's placement at the target's epoch and re-hints it otherwise (`HintVerbHandler`: "the
+  topology has changed, and we are no longer a replica of the mutation", then
+  `HintsService.instance.writeForAllReplicas(hint)`); every cell a hint changed on a disk is the
   cell of a hint applied there.
 - **Deleted once acknowledged.** A holder deletes a hint only after its target received that
-  hint (the target answers a page once it handled it: `HintVerbHandler` responds after applying),
+  hint (the target answers once it handled it: `HintVerbHandler` calls `respond(messaging,
+  message)` in the apply's success callback, or after re-hinting),
   and never more often than it stored it; every hint stored and not deleted is on its holder's
   disk (a hint goes nowhere else: `HintsService.excise` has no caller).
 """

@@ -10,8 +10,10 @@ rebuilt from its `Store` events (a cell only ever gets newer: last write wins, n
   range between the session's start and its end other than by this session's own syncs (a
   mutation, hint, read repair, stream or another session's sync that arrived meanwhile, which
   the validation may or may not have seen). `RepairJob.createStandardSyncTasks` syncs every pair
-  whose trees differ, both ways, and the session completes only once every sync completed, so
-  what the participants held when they validated is on all of them by then.
+  whose trees differ (`MerkleTrees.difference(r1.trees, r2.trees)`), both ways (`new
+  SymmetricRemoteSyncTask(ctx, desc, r1.endpoint, r2.endpoint, differences, previewKind)`), and
+  `executeTasks` completes only with all of them (`FutureCombiner.allOf(tasks)`), so what the
+  participants held when they validated is on all of them by then.
 - **Nothing older.** Whatever was written during it, each participant ends the session holding
   a cell at least as new as the newest any participant of the range held when it started.
 - **Participants.** Each range's participants are its read replicas in the spec's placement at
