@@ -8,7 +8,8 @@ from attrs import frozen
 @frozen(kw_only=True)
 class Violation:
     invariant: str
-    """barrier, fencing, quorum or streaming (the cause class is `trace: <invariant>`)."""
+    """barrier, fencing, quorum or streaming (the cause class is `trace: <invariant>`); or a
+    component's promise: repair, hint replay, read repair, failure detector (`promise: <it>`)."""
     time: int
     """Virtual ns of the event that broke it."""
     detail: str
