@@ -372,6 +372,15 @@ class FdArrivals:
 
 
 @frozen(kw_only=True)
+class FdStatusCheck:
+    """`node`'s status check at the end of a gossip round (Gossiper.doStatusCheck ->
+    FailureDetector.interpret of every peer); its convictions follow at the same instant."""
+
+    t: int
+    node: str
+
+
+@frozen(kw_only=True)
 class FdConvict:
     """`node`'s status check convicted `peer` (Gossiper.convict -> markDead)."""
 
@@ -392,7 +401,7 @@ class FdAlive:
 Event = (Applied | StepSubmit | BarrierStart | BarrierPass | WritePlan | WriteAck | WriteDone | ReadPlan
          | ReadSpeculate | ReadResp | ReadResolve | ReadRepair | ReadRepairAck | ReadDone | Serve | Store
          | StreamServe | HintStore | HintDeliver | RepairSessionStart | SyncTask | RepairSessionDone
-         | ReadRepairWrite | HintApply | SyncApply | FdStart | FdArrivals | FdConvict | FdAlive)
+         | ReadRepairWrite | HintApply | SyncApply | FdStart | FdArrivals | FdStatusCheck | FdConvict | FdAlive)
 
 KINDS: tuple[tuple[str, type[Any]], ...] = (
     ("applies", Applied), ("steps", StepSubmit), ("barrier_starts", BarrierStart),
@@ -403,7 +412,8 @@ KINDS: tuple[tuple[str, type[Any]], ...] = (
     ("stream_serves", StreamServe), ("hint_stores", HintStore), ("hint_delivers", HintDeliver),
     ("repair_starts", RepairSessionStart), ("sync_tasks", SyncTask), ("repair_dones", RepairSessionDone),
     ("read_repair_writes", ReadRepairWrite), ("hint_applies", HintApply), ("sync_applies", SyncApply),
-    ("fd_starts", FdStart), ("fd_arrivals", FdArrivals), ("fd_convictions", FdConvict), ("fd_alives", FdAlive),
+    ("fd_starts", FdStart), ("fd_arrivals", FdArrivals), ("fd_status_checks", FdStatusCheck),
+    ("fd_convictions", FdConvict), ("fd_alives", FdAlive),
 )
 """Every event kind, with the `ProtocolTrace` field that groups it."""
 
@@ -439,6 +449,7 @@ class ProtocolTrace:
     sync_applies: tuple[SyncApply, ...] = ()
     fd_starts: tuple[FdStart, ...] = ()
     fd_arrivals: tuple[FdArrivals, ...] = ()
+    fd_status_checks: tuple[FdStatusCheck, ...] = ()
     fd_convictions: tuple[FdConvict, ...] = ()
     fd_alives: tuple[FdAlive, ...] = ()
 
@@ -457,7 +468,7 @@ def field_names(kind: type[Any]) -> tuple[str, ...]:
 
 
 __all__ = ["KINDS", "Applied", "BarrierPass", "BarrierStart", "Event", "FdAlive", "FdArrivals", "FdConvict",
-           "FdStart", "HintApply", "HintDeliver", "HintStore", "ProtocolTrace", "ReadDone", "ReadPlan",
+           "FdStart", "FdStatusCheck", "HintApply", "HintDeliver", "HintStore", "ProtocolTrace", "ReadDone", "ReadPlan",
            "ReadRepair", "ReadRepairAck", "ReadRepairWrite", "ReadResolve", "ReadResp", "ReadSpeculate",
            "RepairSessionDone", "RepairSessionStart", "Serve", "StepSubmit", "Store", "StreamServe",
            "SyncApply", "SyncTask", "WriteAck", "WriteDone", "WritePlan", "field_names"]

@@ -19,6 +19,9 @@ conviction and every echo that marked a peer UP.
   `phi_convict_threshold` (`FailureDetector.interpret`: "if (PHI_FACTOR * phi >
   getPhiConvictThreshold())"), compared exactly on integers with ln 10 as 2302585093 / 10^9 —
   the rational impl documents, so a verdict never hangs on a float's last bit.
+- **Owed conviction.** A status check convicts every peer seen UP whose silence exceeds that
+  threshold then (`doStatusCheck` interprets every endpoint): what it leaves UP is a conviction
+  owed.
 - **Revival.** A node marks a peer UP only when it does not see it UP and has had a heartbeat of
   it since it last saw it go DOWN (the echo `markAlive` sends answers that contact).
 - **Use.** Every write plan names as down exactly the replicas the coordinator's view holds
@@ -29,18 +32,27 @@ conviction and every echo that marked a peer UP.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from attrs import frozen
 
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
-from observed.protocol import Event, FdAlive, FdArrivals, FdConvict, FdStart, ReadPlan, WritePlan
+from observed.protocol import (
+    Event,
+    FdAlive,
+    FdArrivals,
+    FdConvict,
+    FdStart,
+    FdStatusCheck,
+    ReadPlan,
+    WritePlan,
+)
 
 SAMPLE_SIZE = 1000
 LN10_NUM, LN10_DEN = 2302585093, 10**9
 THRESHOLD_SCALE = 10**6
 
-PATHS = ("arrivals", "convictions", "revivals", "restarts seen", "plans compared")
+PATHS = ("arrivals", "status checks", "convictions", "revivals", "restarts seen", "plans compared")
 """What this check judges in a run (the report's paths)."""
 
 
@@ -56,7 +68,7 @@ class DetectorSettings:
 class _View:
     """One node's view of one peer."""
 
-    __slots__ = ("known", "alive", "intervals", "total", "last", "heard")
+    __slots__ = ("known", "alive", "intervals", "total", "last", "heard", "deadline")
 
     def __init__(self, known: tuple[int, int], alive: bool) -> None:
         self.known = known
@@ -66,13 +78,19 @@ class _View:
         self.last: int | None = None
         self.heard = True
         """A heartbeat arrived since it was last seen going DOWN."""
+        self.deadline: int | None = None
+        """The last instant phi does not exceed the threshold at (None: no interval recorded)."""
 
-    def arrive(self, t: int, s: DetectorSettings) -> None:
+    def arrive(self, t: int, s: DetectorSettings, threshold_scaled: int) -> None:
         if self.last is None:
             self._record(s.initial_ns)
         elif t - self.last <= s.max_interval_ns:
             self._record(t - self.last)
         self.last = t
+        # (now - last) * n * DEN * SCALE > thr * total * NUM  <=>  now - last > floor(thr * total
+        # * NUM / (n * DEN * SCALE)), now an integer: one comparison per peer at a status check
+        self.deadline = t + threshold_scaled * self.total * LN10_NUM // (
+            len(self.intervals) * LN10_DEN * THRESHOLD_SCALE) if self.total else None
 
     def _record(self, interval: int) -> None:
         self.intervals.append(interval)
@@ -84,12 +102,10 @@ class _View:
         self.intervals.clear()
         self.total = 0
         self.last = None
+        self.deadline = None
 
-    def phi_exceeds(self, t: int, threshold_scaled: int) -> bool:
-        if self.last is None or not self.total:
-            return False
-        return (t - self.last) * len(self.intervals) * LN10_DEN * THRESHOLD_SCALE \
-            > threshold_scaled * self.total * LN10_NUM
+    def phi_exceeds(self, t: int) -> bool:
+        return self.deadline is not None and t > self.deadline
 
     def line(self, t: int) -> str:
         if self.last is None or not self.intervals:
@@ -103,6 +119,7 @@ class _View:
 def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) -> ProtocolVerdict:
     threshold = round(settings.phi_convict_threshold * THRESHOLD_SCALE)
     views: dict[str, dict[str, _View]] = {}
+    due: _Due = {}
     judged = dict.fromkeys(PATHS, 0)
     out: list[Violation] = []
 
@@ -127,7 +144,7 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                 restarted = gen > v.known[0]
                 if restarted and not v.alive:
                     v.clear()  # "clearing interval times" at a generation change
-                v.arrive(e.t, settings)
+                v.arrive(e.t, settings, threshold)
                 v.known = (gen, ver)
                 v.heard = True
                 if restarted:
@@ -157,12 +174,19 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
             if not v.alive:
                 fail(e, f"{e.node} convicted {e.peer}, which its failure detector's history holds DOWN already "
                         "(seen UP again with no echo since it went DOWN: a guess)", ("view", _view_line(views[e.node], e.peer, e.t)))
-            elif not v.phi_exceeds(e.t, threshold):
+            elif not v.phi_exceeds(e.t):
                 fail(e, f"{e.node} convicted {e.peer} at {e.t / 1e9:.3f} s, before the silence exceeded what phi "
                         f"{settings.phi_convict_threshold:g} allows for its arrival history",
                      ("arrival history", v.line(e.t)))
             v.alive = False
             v.heard = False
+            due.pop((e.node, e.t, e.peer), None)
+        elif isinstance(e, FdStatusCheck):
+            judged["status checks"] += 1
+            _overdue(due, e.node, fail)
+            for peer, v in views.get(e.node, {}).items():
+                if v.alive and v.deadline is not None and e.t > v.deadline:
+                    due[(e.node, e.t, peer)] = (e, v.line(e.t))
         elif isinstance(e, FdAlive):
             judged["revivals"] += 1
             v = view(e.node, e.peer)
@@ -181,13 +205,30 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                     v.heard = False
                 else:
                     v = _View((1, 0), True)
-                    v.arrive(e.t, settings)
+                    v.arrive(e.t, settings, threshold)
                 fresh[p] = v
             views[e.node] = fresh
         if len(out) >= MAX_VIOLATIONS:
             break
+    else:
+        for node in sorted({n for n, _, _ in due}):
+            _overdue(due, node, fail)
     return ProtocolVerdict(violations=tuple(out[:MAX_VIOLATIONS]), checked=judged["convictions"],
                            judged=tuple(judged.items()))
+
+
+_Due = dict[tuple[str, int, str], tuple[FdStatusCheck, str]]
+"""(node, status check's time, peer) -> (the check, the arrival history): convictions the node's
+status check owes, each cleared by the conviction at the same instant."""
+
+
+def _overdue(due: _Due, node: str, fail: Callable[..., None]) -> None:
+    """The convictions `node`'s last status check owed and did not make fail."""
+    for (n, t, peer), (check, history) in sorted(due.items()):
+        if n == node:
+            del due[(n, t, peer)]
+            fail(check, f"{node}'s status check at {t / 1e9:.3f} s left {peer} UP, though its silence exceeded "
+                        "what phi allows for its arrival history (a conviction is owed)", ("arrival history", history))
 
 
 def _view_line(of: dict[str, _View], peer: str, t: int) -> str:

@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from impl.messages import Echo, EchoReply
-from observed.protocol import FdAlive, FdArrivals, FdConvict, FdStart
+from observed.protocol import FdAlive, FdArrivals, FdConvict, FdStart, FdStatusCheck
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -203,6 +203,7 @@ class FailureDetector:
         node = self._node
         now = self._now()
         alive = self._alive
+        node.world.protocol.emit(FdStatusCheck, node=node.id)
         for peer, window in sorted(self._windows.items()):
             if alive.get(peer) and window.deadline is not None and now > window.deadline:
                 self._alive[peer] = False

@@ -15,6 +15,7 @@ from observed.protocol import (
     FdArrivals,
     FdConvict,
     FdStart,
+    FdStatusCheck,
     HintApply,
     HintDeliver,
     HintStore,
@@ -210,3 +211,12 @@ def test_a_revival_needs_contact_and_the_data_path_sees_the_history() -> None:
     # written to as UP with no echo: the detector changed its mind without saying why
     [v] = check_failure_detector([*events, write], FD).violations
     assert "to n2 as UP, which its failure detector's history holds DOWN" in v.detail
+
+
+def test_a_status_check_convicts_every_peer_whose_silence_phi_no_longer_allows() -> None:
+    check = FdStatusCheck(t=31 * S, node="n1")
+    assert check_failure_detector([*_fd(), FdStatusCheck(t=30 * S, node="n1")], FD).valid  # phi 7.96: not yet
+    assert check_failure_detector([*_fd(), check, FdConvict(t=31 * S, node="n1", peer="n2")], FD).valid
+    [v] = check_failure_detector([*_fd(), check], FD).violations
+    assert v.detail == ("n1's status check at 31.000 s left n2 UP, though its silence exceeded what phi allows "
+                        "for its arrival history (a conviction is owed)")
