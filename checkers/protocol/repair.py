@@ -92,7 +92,8 @@ def check_repair(events: Iterable[Event], placements: Placements | None = None, 
                  up_at_quiet_end: frozenset[str] | None = None) -> ProtocolVerdict:
     """Every repair session's promise, over the events in the order the simulation took them
     (`placements`: the spec's, to check participants; None skips that; `up_at_quiet_end`: the
-    nodes up when the run ended quiet — None when it did not — whose sessions must have ended)."""
+    nodes up when the run ended quiet — None when it did not — whose sessions must have ended). One pass, one branch per event kind (past 60 lines: the
+    state each branch updates is read best in one loop, and the pass stays linear in the trace)."""
     cells = _Cells()
     open_: dict[tuple[str, int], _Open] = {}
     done: set[tuple[str, int]] = set()
