@@ -172,6 +172,20 @@ class ReadRepairAck:
 
 
 @frozen(kw_only=True)
+class ReadRepairWrite:
+    """A blocking read repair sent `replica` the cell it writes (BlockingPartitionRepair's
+    mutation, one per target of the repair)."""
+
+    t: int
+    coord: str
+    rid: int
+    """The read's request id."""
+    replica: str
+    timestamp: int
+    value: int
+
+
+@frozen(kw_only=True)
 class ReadDone:
     t: int
     coord: str
@@ -212,6 +226,7 @@ class Store:
     node: str
     keyspace: str
     key: str
+    token: int
     timestamp: int
     value: int
     via: str
@@ -243,6 +258,26 @@ class HintStore:
     timestamp: int
     value: int
     reason: str
+
+
+@frozen(kw_only=True)
+class HintApply:
+    """A hint's target received it in a replayed page (HintVerbHandler): `applied` (it is a
+    write replica of the token in its metadata) or `rehinted` (to the token's write replicas)."""
+
+    t: int
+    node: str
+    """The hint's target, which received it."""
+    holder: str
+    keyspace: str
+    key: str
+    token: int
+    timestamp: int
+    value: int
+    epoch: int
+    """The target's epoch when it decided."""
+    answer: str
+    """applied or rehinted"""
 
 
 @frozen(kw_only=True)
@@ -285,6 +320,21 @@ class SyncTask:
 
 
 @frozen(kw_only=True)
+class SyncApply:
+    """A sync task's destination received the rows its source sent (StreamingRepairTask's
+    stream); the stores they change follow."""
+
+    t: int
+    coord: str
+    session: int
+    src: str
+    dst: str
+    keyspace: str
+    rows: tuple[tuple[str, int, int], ...]
+    """(key, timestamp, value) of each row received."""
+
+
+@frozen(kw_only=True)
 class RepairSessionDone:
     t: int
     coord: str
@@ -295,9 +345,63 @@ class RepairSessionDone:
     """completed, or `failed: why`"""
 
 
+# --- the failure detector (gms/FailureDetector, Gossiper) ---
+
+
+@frozen(kw_only=True)
+class FdStart:
+    """A node's failure detector started: at time 0 knowing every peer alive (`restarted`
+    False), or after a restart knowing its peers from disk, DOWN (Gossiper.addSavedEndpoint)."""
+
+    t: int
+    node: str
+    generation: int
+    restarted: bool
+    peers: tuple[str, ...]
+
+
+@frozen(kw_only=True)
+class FdArrivals:
+    """Gossip brought `node` heartbeats newer than the ones it knew: each is an arrival for
+    that peer's ArrivalWindow (Gossiper.notifyFailureDetector -> FailureDetector.report)."""
+
+    t: int
+    node: str
+    beats: tuple[tuple[str, int, int], ...]
+    """(peer, generation, version) of each newer heartbeat."""
+
+
+@frozen(kw_only=True)
+class FdStatusCheck:
+    """`node`'s status check at the end of a gossip round (Gossiper.doStatusCheck ->
+    FailureDetector.interpret of every peer); its convictions follow at the same instant."""
+
+    t: int
+    node: str
+
+
+@frozen(kw_only=True)
+class FdConvict:
+    """`node`'s status check convicted `peer` (Gossiper.convict -> markDead)."""
+
+    t: int
+    node: str
+    peer: str
+
+
+@frozen(kw_only=True)
+class FdAlive:
+    """`peer`'s EchoReply reached `node`, which marked it UP (Gossiper.realMarkAlive)."""
+
+    t: int
+    node: str
+    peer: str
+
+
 Event = (Applied | StepSubmit | BarrierStart | BarrierPass | WritePlan | WriteAck | WriteDone | ReadPlan
          | ReadSpeculate | ReadResp | ReadResolve | ReadRepair | ReadRepairAck | ReadDone | Serve | Store
-         | StreamServe | HintStore | HintDeliver | RepairSessionStart | SyncTask | RepairSessionDone)
+         | StreamServe | HintStore | HintDeliver | RepairSessionStart | SyncTask | RepairSessionDone
+         | ReadRepairWrite | HintApply | SyncApply | FdStart | FdArrivals | FdStatusCheck | FdConvict | FdAlive)
 
 KINDS: tuple[tuple[str, type[Any]], ...] = (
     ("applies", Applied), ("steps", StepSubmit), ("barrier_starts", BarrierStart),
@@ -307,6 +411,9 @@ KINDS: tuple[tuple[str, type[Any]], ...] = (
     ("read_repair_acks", ReadRepairAck), ("read_dones", ReadDone), ("serves", Serve), ("stores", Store),
     ("stream_serves", StreamServe), ("hint_stores", HintStore), ("hint_delivers", HintDeliver),
     ("repair_starts", RepairSessionStart), ("sync_tasks", SyncTask), ("repair_dones", RepairSessionDone),
+    ("read_repair_writes", ReadRepairWrite), ("hint_applies", HintApply), ("sync_applies", SyncApply),
+    ("fd_starts", FdStart), ("fd_arrivals", FdArrivals), ("fd_status_checks", FdStatusCheck),
+    ("fd_convictions", FdConvict), ("fd_alives", FdAlive),
 )
 """Every event kind, with the `ProtocolTrace` field that groups it."""
 
@@ -337,6 +444,14 @@ class ProtocolTrace:
     repair_starts: tuple[RepairSessionStart, ...] = ()
     sync_tasks: tuple[SyncTask, ...] = ()
     repair_dones: tuple[RepairSessionDone, ...] = ()
+    read_repair_writes: tuple[ReadRepairWrite, ...] = ()
+    hint_applies: tuple[HintApply, ...] = ()
+    sync_applies: tuple[SyncApply, ...] = ()
+    fd_starts: tuple[FdStart, ...] = ()
+    fd_arrivals: tuple[FdArrivals, ...] = ()
+    fd_status_checks: tuple[FdStatusCheck, ...] = ()
+    fd_convictions: tuple[FdConvict, ...] = ()
+    fd_alives: tuple[FdAlive, ...] = ()
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> ProtocolTrace:
@@ -352,7 +467,8 @@ def field_names(kind: type[Any]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))
 
 
-__all__ = ["KINDS", "Applied", "BarrierPass", "BarrierStart", "Event", "HintDeliver", "HintStore",
-           "ProtocolTrace", "ReadDone", "ReadPlan", "ReadRepair", "ReadRepairAck", "ReadResolve", "ReadResp",
-           "ReadSpeculate", "RepairSessionDone", "RepairSessionStart", "Serve", "StepSubmit", "Store",
-           "StreamServe", "SyncTask", "WriteAck", "WriteDone", "WritePlan", "field_names"]
+__all__ = ["KINDS", "Applied", "BarrierPass", "BarrierStart", "Event", "FdAlive", "FdArrivals", "FdConvict",
+           "FdStart", "FdStatusCheck", "HintApply", "HintDeliver", "HintStore", "ProtocolTrace", "ReadDone", "ReadPlan",
+           "ReadRepair", "ReadRepairAck", "ReadRepairWrite", "ReadResolve", "ReadResp", "ReadSpeculate",
+           "RepairSessionDone", "RepairSessionStart", "Serve", "StepSubmit", "Store", "StreamServe",
+           "SyncApply", "SyncTask", "WriteAck", "WriteDone", "WritePlan", "field_names"]

@@ -125,6 +125,12 @@ def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path
             click.echo(f"  {name}: {counted(p['runs'], 'run')}, {counted(p['times'], 'time')}")
     if cov.get("paths_never_reached"):
         click.echo("protocol paths never reached: " + ", ".join(cov["paths_never_reached"]))
+    if cov.get("judged"):
+        click.echo("promises judged (runs whose check judged each path, times judged):")
+        for name, p in cov["judged"].items():
+            click.echo(f"  {name}: {counted(p['runs'], 'run')}, {counted(p['times'], 'time')}")
+    if cov.get("judged_never"):
+        click.echo("promise paths never judged: " + ", ".join(cov["judged_never"]))
     if s["causes"]:
         click.echo("causes:")
         for cause, n in s["causes"].items():

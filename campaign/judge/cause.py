@@ -18,7 +18,7 @@ from attrs import field, frozen
 from attrs.validators import in_
 
 FAMILIES = ("crash", "error", "refine", "quorum", "conflict", "apply", "logs", "history", "clients",
-            "spec-replay", "holdings", "durability", "liveness", "stateful", "trace")
+            "spec-replay", "holdings", "durability", "liveness", "stateful", "trace", "promise")
 """Every family a cause may have: the check (or the way a run ended) that failed."""
 
 
@@ -205,6 +205,18 @@ def trace(invariant: str, detail: str) -> Cause:
     return Cause(family="trace", klass=f"trace: {invariant}", text=f"trace: {invariant}: {detail}"[:MAX_TEXT])
 
 
+PROMISES = ("repair", "hint replay", "read repair", "failure detector")
+"""The data-path components whose own promise a check of the judge holds them to
+(checkers/protocol/: repair.py, hints.py, read_repair.py, failure_detector.py)."""
+
+
+def promise(component: str, detail: str) -> Cause:
+    """A component broke its own promise (what its Cassandra class guarantees): the class is the
+    component alone."""
+    assert component in PROMISES, component
+    return Cause(family="promise", klass=f"promise: {component}", text=f"promise: {component}: {detail}"[:MAX_TEXT])
+
+
 def liveness(what: str, detail: str) -> Cause:
     """A run that stopped making progress: `what` ("operation stuck", "CMS undersized", ...)."""
     return Cause(family="liveness", klass=f"liveness: {what}", text=f"liveness: {what}: {detail}")
@@ -218,8 +230,8 @@ def stateful(machine: str, where: str, message: str) -> Cause:
 
 
 __all__ = ["FAMILIES", "LOST_BY_SINGLE_SOURCE", "REGULAR", "RELAXED_BARRIER", "SINGLE_SOURCE_LOSS",
-           "STALE_COORDINATOR_READ", "UNREPAIRED_PAST_PENDING",
+           "PROMISES", "STALE_COORDINATOR_READ", "UNREPAIRED_PAST_PENDING",
            "TRACE_INVARIANTS", "Cause", "apply_failure", "bad_generated_input", "clients", "conflict",
            "crash", "durability", "epoch_regression", "error", "history", "initial_placements_differ",
-           "install_keys", "liveness", "logs", "lost_write", "metadata_differs", "quorum", "refine_step",
+           "install_keys", "liveness", "logs", "lost_write", "metadata_differs", "promise", "quorum", "refine_step",
            "spec_invariant", "spec_replay", "stale_read", "stateful", "timeout", "trace", "worker_died"]

@@ -32,6 +32,9 @@ class CheckResult:
     """What a person needs to see the first cause (None: the cause line says it all)."""
     summary: Mapping[str, Any] = field(factory=dict)
     """The check's part of the judgement's summary (a failure file's `details`)."""
+    judged: tuple[tuple[str, int], ...] = ()
+    """What the check judged in this run, by path (a component's promise: sessions completed,
+    hints replayed, ...): the paths `tcmcheck report` shows of it."""
 
     @property
     def valid(self) -> bool:

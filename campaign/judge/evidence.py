@@ -1,7 +1,7 @@
 """The evidence of a failing simulated run, for a person: which key, which operations, on which
 coordinators and replicas at which epochs, beside which topology steps; or which operation was
-stuck, where, and what it waited on; and what became of the acknowledged writes behind a
-durability cause.
+stuck, where, and what it waited on; what became of the acknowledged writes behind a
+durability cause; which promise of a data-path component broke, with the trace's facts.
 
 The values here are what failure files carry under `evidence` (`to_json`, `from_json`), what
 `replay` prints (`lines()`) and what the report draws; they load no simulator. Each check of the
@@ -123,6 +123,33 @@ class Stuck:
 
 
 @frozen(kw_only=True)
+class Breach:
+    """A data-path component's promise broken (campaign/judge/checks/: repair, hint replay, read
+    repair, failure detector): where, and the trace's facts that show it."""
+
+    promise: str
+    """The component (campaign/judge/cause.py's `PROMISES`)."""
+    time_ns: int
+    """When the event that broke it happened."""
+    detail: str
+    facts: tuple[tuple[str, str], ...] = ()
+    """(what, the trace's account of it): the session, the arrival history, the read's responses..."""
+
+    def lines(self) -> list[str]:
+        return [f"{self.promise} at {_seconds(self.time_ns)} s: {self.detail}",
+                *(f"  {what}: {text}" for what, text in self.facts)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"promise": self.promise, "time_ns": self.time_ns, "detail": self.detail,
+                "facts": [{"what": w, "text": t} for w, t in self.facts]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Breach:
+        return cls(promise=d["promise"], time_ns=d["time_ns"], detail=d["detail"],
+                   facts=tuple((f["what"], f["text"]) for f in d.get("facts", ())))
+
+
+@frozen(kw_only=True)
 class Evidence:
     """What a person needs to see a failing run's anomaly without re-simulating it."""
 
@@ -143,13 +170,16 @@ class Evidence:
     writes: tuple[WriteFate, ...] = ()
     """The acknowledged writes behind the run's durability causes, and where they went
     (campaign/judge/write_fate.py)."""
+    breaches: tuple[Breach, ...] = ()
+    """The broken promises of data-path components, each with the trace's facts."""
     final_epoch: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"anomaly": self.anomaly, "key": self.key, "operations": [o.to_json() for o in self.operations],
                 "stale_read": self.stale_read, "missed_write": self.missed_write,
                 "steps": [s.to_json() for s in self.steps], "stuck": [s.to_json() for s in self.stuck],
-                "writes": [w.to_json() for w in self.writes], "final_epoch": self.final_epoch}
+                "writes": [w.to_json() for w in self.writes], "breaches": [b.to_json() for b in self.breaches],
+                "final_epoch": self.final_epoch}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Evidence:
@@ -164,6 +194,7 @@ class Evidence:
         return cls(anomaly=doc["anomaly"], key=doc.get("key"), operations=ops, stale_read=doc.get("stale_read"),
                    missed_write=doc.get("missed_write"), steps=tuple(TopologyStep(**s) for s in doc.get("steps", [])),
                    stuck=stuck, writes=tuple(WriteFate.from_json(w) for w in doc.get("writes", [])),
+                   breaches=tuple(Breach.from_json(b) for b in doc.get("breaches", [])),
                    final_epoch=doc.get("final_epoch", 0))
 
     def lines(self) -> list[str]:
@@ -184,6 +215,9 @@ class Evidence:
         for i, w in enumerate(self.writes):  # the first in full, the others in a line (all in the JSON)
             first, *rest = w.lines()
             out += [f"evidence: {first}", *(rest if i == 0 else [])]
+        for b in self.breaches:
+            first, *rest = b.lines()
+            out += [f"evidence: {first}", *rest]
         if self.steps:
             out.append("  topology steps: " + "; ".join(s.line() for s in self.steps))
         return out
@@ -227,15 +261,17 @@ def merged(found: Sequence[Evidence]) -> Evidence | None:
     if not found:
         return None
     lead = next((e for e in found if e.operations or e.stuck), found[0])
-    writes = tuple(w for e in (lead, *(e for e in found if e is not lead)) for w in e.writes)
+    order = (lead, *(e for e in found if e is not lead))
+    writes = tuple(w for e in order for w in e.writes)
+    breaches = tuple(b for e in order for b in e.breaches)
     return Evidence(anomaly=lead.anomaly, key=lead.key, operations=lead.operations, stale_read=lead.stale_read,
                     missed_write=lead.missed_write, steps=lead.steps, stuck=lead.stuck, writes=writes,
-                    final_epoch=lead.final_epoch)
+                    breaches=breaches, final_epoch=lead.final_epoch)
 
 
 def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.3f}"
 
 
-__all__ = ["MAX_STEPS", "Evidence", "Stuck", "TopologyStep", "TracedCall", "evidence_lines", "merged",
+__all__ = ["MAX_STEPS", "Breach", "Evidence", "Stuck", "TopologyStep", "TracedCall", "evidence_lines", "merged",
            "topology_steps", "with_keyspace"]

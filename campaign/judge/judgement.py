@@ -44,6 +44,11 @@ class Judgement:
         """The causes of one family (`liveness`: the liveness and CMS checks')."""
         return tuple(c for c in self.causes() if c.family == name)
 
+    def judged(self) -> tuple[tuple[str, int], ...]:
+        """What the checks judged, by path (`check: path` -> times), the paths it never took left
+        out (the report's judged paths)."""
+        return tuple((f"{c.name}: {path}", n) for c, r in self.results for path, n in r.judged if n)
+
     @property
     def safe(self) -> bool:
         return not any(c.family != "liveness" for c in self.causes())

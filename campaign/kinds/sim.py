@@ -21,7 +21,7 @@ from campaign.judge.evidence import Evidence
 from campaign.judge.judgement import judge
 from campaign.kinds.sim_generator import generate
 from campaign.run.operations import operations_of
-from campaign.run.paths import paths
+from campaign.run.paths import judged_paths, paths
 from campaign.run.record import Outcome, RunSpec
 from campaign.run.variants import planted
 from impl.cluster import run_scenario
@@ -38,7 +38,9 @@ class SimPayload:
     evidence: Evidence | None = None
     """What a person needs to see the failure (campaign/judge/evidence.py): the key, the
     operations, coordinators, replicas and epochs of a client anomaly, where an operation was
-    stuck, what became of the writes behind a durability cause."""
+    stuck, what became of the writes behind a durability cause, a component's broken promise."""
+    judged: tuple[tuple[str, int], ...] = ()
+    """What the checks judged, by path (`check: path` -> times): the report's judged paths."""
 
     def to_doc(self) -> dict[str, Any]:
         return {} if self.evidence is None else {"evidence": self.evidence.to_json()}
@@ -63,7 +65,8 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
                    final_epoch=result.final_epoch, steps=len(result.commits),
                    counters=tuple(sorted((*result.counters, *operation_counters(result.operations).items()))),
                    details=summary, payload=SimPayload(decisions=result.decisions,
-                                                       evidence=judgement.evidence() if causes else None))
+                                                       evidence=judgement.evidence() if causes else None,
+                                                       judged=judgement.judged()))
 
 
 OPERATION_COUNTER = "operation "
@@ -83,8 +86,9 @@ def operation_counters(ended: Sequence[OperationEnd]) -> dict[str, int]:
 
 def done(outcome: Outcome) -> dict[str, Any]:
     """What the run did, not only what its case asked for: the protocol paths it took
-    (campaign/run/paths.py) and how its operations ended."""
-    return {"paths": paths(outcome.counters),
+    (campaign/run/paths.py), the paths of the components' promises the judge checked, and how
+    its operations ended."""
+    return {"paths": paths(outcome.counters), "judged": judged_paths(payload(outcome).judged),
             "operations_ended": {name[len(OPERATION_COUNTER):]: n for name, n in outcome.counters
                                  if name.startswith(OPERATION_COUNTER)}}
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from campaign.run.findings import known_finding
-from campaign.run.paths import PROTOCOL_PATHS
+from campaign.run.paths import JUDGED_PATHS, PROTOCOL_PATHS
 
 MAX_FAILURE_ROWS = 100_000
 """Failing rows kept for the listing (a campaign with more is broken in one way anyway)."""
@@ -81,6 +81,7 @@ class Tally:
         self.ended: dict[str, int] = {}  # "OP OUTCOME" (sim: how the nodes' operations ended) -> n
         self.focus: dict[str, int] = {}  # the focus a run was aimed by (`Focus.text`) -> runs
         self.paths: dict[str, list[int]] = {}  # protocol path -> [runs that took it, times taken]
+        self.judged: dict[str, list[int]] = {}  # a promise's path -> [runs that judged it, times]
         self.steps: dict[tuple[str, int], int] = {}  # (run kind, steps) -> runs
         self.per_second: dict[int, int] = {}  # unix second a run finished -> runs
         self.failures: list[dict[str, Any]] = []
@@ -119,10 +120,11 @@ class Tally:
                 _add(self.operations, (r["kind"], str(name)), int(n))
             for name, n in (cov.get("operations_ended") or {}).items():
                 _add(self.ended, str(name), int(n))
-            for name, n in (cov.get("paths") or {}).items():
-                p = self.paths.setdefault(str(name), [0, 0])
-                p[0] += 1
-                p[1] += int(n)
+            for into, part in ((self.paths, "paths"), (self.judged, "judged")):
+                for name, n in (cov.get(part) or {}).items():
+                    p = into.setdefault(str(name), [0, 0])
+                    p[0] += 1
+                    p[1] += int(n)
         if failed:
             cls = class_of(r)
             _add(self.causes, cls)
@@ -142,10 +144,11 @@ class Tally:
             g = self.groups.setdefault(group, [0, 0])
             g[0] += runs
             g[1] += failed
-        for name, (runs, times) in other.paths.items():
-            p = self.paths.setdefault(name, [0, 0])
-            p[0] += runs
-            p[1] += times
+        for mine_paths, theirs_paths in ((self.paths, other.paths), (self.judged, other.judged)):
+            for name, (runs, times) in theirs_paths.items():
+                p = mine_paths.setdefault(name, [0, 0])
+                p[0] += runs
+                p[1] += times
         for mine, theirs in ((self.causes, other.causes), (self.group_causes, other.group_causes),
                              (self.transformations, other.transformations), (self.faults, other.faults),
                              (self.operations, other.operations), (self.ended, other.ended),
@@ -184,6 +187,10 @@ class Tally:
                 "paths": {name: {"runs": self.paths[name][0], "times": self.paths[name][1]}
                           for name in PROTOCOL_PATHS if name in self.paths},
                 "paths_never_reached": [name for name in PROTOCOL_PATHS if name not in self.paths]
+                if self.kinds.get("sim") else [],
+                "judged": {name: {"runs": self.judged[name][0], "times": self.judged[name][1]}
+                           for name in JUDGED_PATHS if name in self.judged},
+                "judged_never": [name for name in JUDGED_PATHS if name not in self.judged]
                 if self.kinds.get("sim") else [],
                 "steps": {kind: {str(s): n for (k, s), n in sorted(self.steps.items()) if k == kind}
                           for kind in sorted(self.kinds)},

@@ -8,8 +8,9 @@ its coordinator, level, the coordinator's epoch when it planned, and the replica
 stale read and the missed write in their own colours; each committed topology step a vertical
 epoch marker on the same time axis, numbered on the axis above the chart (steps too close to be
 numbered apart share one label, `28-30`), and named in a list under it. A liveness failure's
-stuck operations and a durability failure's writes (where each was stored, what the replicas
-hold at the end, the streams and hints) are text under it.
+stuck operations, a durability failure's writes (where each was stored, what the replicas
+hold at the end, the streams and hints) and a component's broken promise (the trace's facts:
+campaign/judge/evidence.py's `Breach`) are text under it.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from checkers.protocol import failure_detector, hints, read_repair, repair
+
 PROTOCOL_PATHS: tuple[str, ...] = (
     "coordinator_behind_write", "invalid_routing_write", "invalid_routing_read",
     "coordinator_revalidation_failures", "unavailable_write", "unavailable_read",
@@ -25,10 +27,26 @@ PROTOCOL_PATHS: tuple[str, ...] = (
 """Every path, in the order the report lists them."""
 
 
+JUDGED_PATHS: tuple[str, ...] = tuple(
+    f"{check}: {path}" for check, names in (("repair", repair.PATHS), ("hint-replay", hints.PATHS),
+                                            ("read-repair", read_repair.PATHS),
+                                            ("failure-detector", failure_detector.PATHS))
+    for path in names)
+"""What the checks of the components' promises judge, `check: path` (campaign/judge/checks/:
+repair, hint-replay, read-repair, failure-detector), in the order the report lists them: a
+promise is only as well checked as the paths its runs reached."""
+
+
+def judged_paths(judged: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """The run's counts of the promises' paths its checks judged (those never judged left out)."""
+    have = dict(judged)
+    return {name: have[name] for name in JUDGED_PATHS if have.get(name)}
+
+
 def paths(counters: Iterable[tuple[str, int]]) -> dict[str, int]:
     """The run's counts of the protocol paths it took (those it never took left out)."""
     have = dict(counters)
     return {name: have[name] for name in PROTOCOL_PATHS if have.get(name)}
 
 
-__all__ = ["PROTOCOL_PATHS", "paths"]
+__all__ = ["JUDGED_PATHS", "PROTOCOL_PATHS", "judged_paths", "paths"]

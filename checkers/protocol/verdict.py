@@ -8,7 +8,8 @@ from attrs import frozen
 @frozen(kw_only=True)
 class Violation:
     invariant: str
-    """barrier, fencing, quorum or streaming (the cause class is `trace: <invariant>`)."""
+    """barrier, fencing, quorum or streaming (the cause class is `trace: <invariant>`); or a
+    component's promise: repair, hint replay, read repair, failure detector (`promise: <it>`)."""
     time: int
     """Virtual ns of the event that broke it."""
     detail: str
@@ -21,6 +22,9 @@ class ProtocolVerdict:
     violations: tuple[Violation, ...] = ()
     checked: int = 0
     """How many events (requests, serves, steps) the invariant looked at."""
+    judged: tuple[tuple[str, int], ...] = ()
+    """What a component's promise judged, by path (sessions completed, hints replayed, ...):
+    the report's paths of its check."""
 
     @property
     def valid(self) -> bool:

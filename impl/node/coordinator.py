@@ -52,6 +52,7 @@ from observed.protocol import (
     ReadPlan,
     ReadRepair,
     ReadRepairAck,
+    ReadRepairWrite,
     ReadResolve,
     ReadResp,
     ReadSpeculate,
@@ -321,6 +322,7 @@ class Coordinator:
             req.repairing[r] = rid
             self._repairs[rid] = req.id
             node.counters["read_repair_mutations"] += 1
+            self._emit(ReadRepairWrite, rid=req.id, replica=r, timestamp=ts, value=value)
             node.send(r, Mutation(sender=node.id, epoch=node.log.applied, request_id=rid,
                                   keyspace=req.keyspace, key=req.key, token=req.token,
                                   timestamp=ts, value=value, repair=True))

@@ -43,6 +43,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from impl.messages import Echo, EchoReply
+from observed.protocol import FdAlive, FdArrivals, FdConvict, FdStart, FdStatusCheck
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -131,6 +132,8 @@ class FailureDetector:
                 w.add(now, self._initial, self._max_interval)
         self.heartbeats[node.id] = (self.generation, self.version)
         self._digest: tuple[tuple[str, int, int], ...] | None = None
+        node.world.protocol.emit(FdStart, node=node.id, generation=self.generation, restarted=restarted,
+                                 peers=tuple(sorted(self._alive)))
 
     def _now(self) -> int:
         return self._node.world.queue.clock.now
@@ -185,6 +188,7 @@ class FailureDetector:
         now = self._now()
         known_of = self.heartbeats
         me = node.id
+        arrived: list[tuple[str, int, int]] = []
         for peer, gen, ver in heartbeats:
             known = known_of.get(peer)
             if known is not None and (gen < known[0] or gen == known[0] and ver <= known[1]) \
@@ -198,24 +202,29 @@ class FailureDetector:
             if w is None:
                 w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
+            arrived.append((peer, gen, ver))
             self.heartbeats[peer] = (gen, ver)
             if restarted:
                 # handleMajorStateChange -> markAlive: not alive until the echo comes back
                 self._alive[peer] = False
             if not self._alive[peer]:
                 node.send(peer, Echo(sender=node.id, epoch=node.log.applied))
+        if arrived:
+            node.world.protocol.emit(FdArrivals, node=me, beats=tuple(arrived))
 
     def interpret(self) -> None:
         """The end of a gossip round (doStatusCheck): convict every silent peer seen UP."""
         node = self._node
         now = self._now()
         alive = self._alive
+        node.world.protocol.emit(FdStatusCheck, node=node.id)
         for peer, window in sorted(self._windows.items()):
             if alive.get(peer) and window.deadline is not None and now > window.deadline:
                 self._alive[peer] = False
                 self._down_since[peer] = now
                 node.counters["fd_convictions"] += 1
                 node.trace.event("fd", node.id, peer, "down")
+                node.world.protocol.emit(FdConvict, node=node.id, peer=peer)
 
     def on_echo(self, msg: Echo) -> None:
         node = self._node
@@ -227,6 +236,7 @@ class FailureDetector:
         if peer == self._node.id or self._alive.get(peer, False):
             return
         self._alive[peer] = True
+        self._node.world.protocol.emit(FdAlive, node=self._node.id, peer=peer)
         was_down = self._down_since.pop(peer, None) is not None
         if was_down:
             self._node.counters["fd_revivals"] += 1

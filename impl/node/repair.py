@@ -40,7 +40,7 @@ from impl.sync_messages import (
     ValidationRequest,
     ValidationResponse,
 )
-from observed.protocol import Event, RepairSessionDone, RepairSessionStart, SyncTask
+from observed.protocol import Event, RepairSessionDone, RepairSessionStart, SyncApply, SyncTask
 from spec.tokens import Range
 
 if TYPE_CHECKING:
@@ -209,6 +209,8 @@ class RepairService:
 
     def on_repair_rows(self, msg: RepairRows, store: Callable[[str, str, int, int, str], bool]) -> None:
         node = self._node
+        node.world.protocol.emit(SyncApply, coord=msg.coordinator, session=msg.session, src=msg.sender, dst=node.id,
+                                 keyspace=msg.keyspace, rows=msg.rows)
         for key, ts, value in msg.rows:
             store(msg.keyspace, key, ts, value, "repair")
         node.send(msg.coordinator, RepairSyncComplete(sender=node.id, epoch=node.log.applied,

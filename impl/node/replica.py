@@ -42,7 +42,7 @@ from impl.messages import (
 )
 from impl.node.storage import ReplicaStorage
 from impl.sync_messages import HintAck, HintBatch
-from observed.protocol import Serve, Store, StreamServe
+from observed.protocol import HintApply, Serve, Store, StreamServe
 from spec import fixes
 
 if TYPE_CHECKING:
@@ -72,8 +72,8 @@ class Replica:
         """Apply a cell (last write wins); a `store` event when it changed what this node holds."""
         if not self.storage.apply(keyspace, key, timestamp, value):
             return False
-        self._node.world.protocol.emit(Store, node=self._node.id, keyspace=keyspace, key=key, timestamp=timestamp,
-                                       value=value, via=via)
+        self._node.world.protocol.emit(Store, node=self._node.id, keyspace=keyspace, key=key,
+                                       token=self.token(key), timestamp=timestamp, value=value, via=via)
         return True
 
     # --- epoch checks ---
@@ -179,7 +179,10 @@ class Replica:
         protocol = node.world.protocol
         for _, ks, key, token, ts, value in msg.hints:
             replicas = meta.write_replicas(ks, token) if ks in meta.keyspaces else ()
-            if node.id in replicas or bugs.on(node.settings, "hint-replay-ignores-ownership"):
+            mine = node.id in replicas or bugs.on(node.settings, "hint-replay-ignores-ownership")
+            protocol.emit(HintApply, node=node.id, holder=msg.sender, keyspace=ks, key=key, token=token, timestamp=ts,
+                          value=value, epoch=node.log.applied, answer="applied" if mine else "rehinted")
+            if mine:
                 protocol.emit(Serve, replica=node.id, verb="hint", sender=msg.sender, sender_epoch=msg.epoch,
                               replica_epoch=node.log.applied, keyspace=ks, token=token, answer="ok", rid=0)
                 self.store(ks, key, ts, value, "hint")

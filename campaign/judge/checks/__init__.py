@@ -13,11 +13,15 @@ from campaign.judge.checks import (
     commit_history,
     conflicts,
     durability,
+    failure_detector,
+    hint_replay,
     holdings,
     invariants,
     liveness,
     logs,
+    read_repair,
     refinement,
+    repair,
     trace,
 )
 
@@ -32,6 +36,10 @@ CHECKS: tuple[Check, ...] = (
     holdings.CHECK,
     invariants.CHECK,
     durability.CHECK,
+    repair.CHECK,
+    hint_replay.CHECK,
+    read_repair.CHECK,
+    failure_detector.CHECK,
     liveness.CHECK,
     cms.CHECK,
 )

@@ -150,7 +150,7 @@ def test_streaming_a_mid_that_leaves_an_acknowledged_write_below_its_level() -> 
     mid = ("step_submit", 100, "X", "X", "join", "MID_JOIN", "e4")
 
     def stored(*nodes: str, via: str = "mutation", at: int = 1) -> list[tuple[Any, ...]]:
-        return [("store", at, n, "kv", "k", 5, 9, via) for n in nodes]
+        return [("store", at, n, "kv", "k", T, 5, 9, via) for n in nodes]
 
     # acknowledged by A and B before START; A gives (100, 150] up and streams it to X
     assert check_streaming(trace(*write(2, "AB"), *stored("A", "B"), *stored("X", via="stream", at=50), mid),
@@ -184,7 +184,7 @@ def test_durability_lost_means_no_replica_holds_it_and_no_hint_carries_it(
 
 
 def test_durability_a_read_that_missed_a_write_is_stale_and_says_how_it_healed() -> None:
-    t = trace(*write(2, "AB"), ("store", 50, "n2", "kv", "k", 5, 9, "hint"))
+    t = trace(*write(2, "AB"), ("store", 50, "n2", "kv", "k", T, 5, 9, "hint"))
     final = cells(("n1", 5, 9, True, True), ("n2", 5, 9, True, True))
     missed = client_calls((1, "invoke", "write", 9, 0), (1, "ok", "write", 9, 3),
                           (2, "invoke", "read", None, 10), (2, "ok", "read", None, 20))
@@ -209,13 +209,13 @@ def _read(value: int | None, epoch: int, *, repaired: bool = False, t: int = 50)
 def test_reads_past_pending_are_the_unrepaired_reads_of_a_value_a_pending_replica_lacks() -> None:
     from checkers.protocol.pending import reads_past_pending
 
-    stored = [("store", 20, n, "kv", "k", 7, 5, "mutation") for n in "AB"]
+    stored = [("store", 20, n, "kv", "k", T, 7, 5, "mutation") for n in "AB"]
     # epoch 3: X is a pending replica of T and holds nothing: the read repaired nothing
     assert reads_past_pending(trace(*stored, *_read(5, 3)), P) == {("C", 1)}
     # ... unless it started a read repair (a digest mismatch, or the fix)
     assert reads_past_pending(trace(*stored, *_read(5, 3, repaired=True)), P) == frozenset()
     # ... or X held the value (or a newer cell) by then — not if it got it only later
-    got = ("store", 30, "X", "kv", "k", 7, 5, "hint")
+    got = ("store", 30, "X", "kv", "k", T, 7, 5, "hint")
     assert reads_past_pending(trace(*stored, got, *_read(5, 3)), P) == frozenset()
     assert reads_past_pending(trace(*stored, got, *_read(5, 3, t=25)), P) == {("C", 1)}
     # epoch 2 (no pending replica) and epoch 5 (the join finished): nothing to miss
