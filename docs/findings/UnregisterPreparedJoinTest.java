@@ -32,6 +32,7 @@ import org.apache.cassandra.locator.InetAddressAndPort;
 import org.apache.cassandra.service.StorageService;
 import org.apache.cassandra.tcm.ClusterMetadata;
 import org.apache.cassandra.tcm.membership.NodeId;
+import org.apache.cassandra.tcm.transformations.CancelInProgressSequence;
 import org.apache.cassandra.tcm.transformations.Unregister;
 import org.apache.cassandra.utils.FBUtilities;
 
@@ -91,7 +92,11 @@ public class UnregisterPreparedJoinTest extends CQLTester
         }
         catch (IllegalStateException rejected)
         {
-            // what a fix does: refuse to unregister a node that an in-progress sequence names
+            // what a fix does: refuse to unregister a node that an in-progress sequence names. The operator's
+            // retry, on a node that has caught up, cancels first (StorageService.java:1630-1637), then unregisters:
+            // CancelInProgressSequence.java:41
+            ClusterMetadataTestHelper.commit(new CancelInProgressSequence(xId));
+            ClusterMetadataTestHelper.commit(new Unregister(xId, EnumSet.of(REGISTERED, BOOTSTRAPPING, BOOT_REPLACING)));
         }
         return xId;
     }
