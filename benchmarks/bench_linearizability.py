@@ -15,7 +15,7 @@ check-history` runs after reading the file) are printed too, as "..._from_events
    timeout.
 Times are medians of --repeat runs; a kv figure is the mean over as many calls as fill
 --benchtime seconds (as Go's benchmarks measure Porcupine), the median of --repeat such means. Compare with Porcupine only within one session on one
-machine (its `go test -bench` next to this; docs/check-history.md says how). `--json` adds
+machine (its `go test -bench` next to this; docs/performance/check-history.md says how). `--json` adds
 one line: {"etcd_total_s", "etcd_worst_ms", "etcd_evidence_total_s", "kv": {name: ms}}, the
 etcd figures in process CPU time ("etcd_total_cpu_s", "etcd_evidence_total_cpu_s"), and the
 same with pairing timed ("etcd_total_from_events_s", "etcd_evidence_total_from_events_s",

@@ -21,13 +21,15 @@ eight operations are in flight at a time, with 50 about forty):
 - `cas-register`: one register, read/write/cas, writes of unique values, a cas expecting the
   value its client read last; one write or cas in 200 crashes (unknown outcome: took effect or
   not, even odds), and its client goes on under a new process id.
+- `cas-crashes` (issue 35): the same with one write or cas in 20 crashing (about 30 crashed
+  operations in 1,000, each pending from its call to the end of the history).
 - `replicated-register` and `replicated-kv`: a leader and two followers; writes are applied by
   the leader, acknowledged once one follower has them, and shipped to each follower after its
   own lag; one write in 300 times out (lost on its way or applied, even odds). In the linearizable version every read is
   served by the leader; in the other a tenth of the reads go to a follower, which may not
   have applied a write already acknowledged: a real stale-replica race, not a planted value.
 
-"Not linearizable" for the first four: the same history as the linearizable one, with one
+"Not linearizable" for the first five: the same history as the linearizable one, with one
 anomaly planted late in it (past 60%): a read returning the value its key had before a write
 that returned before the read was called, the writer of that older value having returned
 before the write was called (the kv families), or a failed cas turned into a second successful
@@ -53,9 +55,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from checkers.linearizability.history import Op  # noqa: E402
 
-FAMILIES = ("kv-random", "kv-hot", "kv-reuse", "cas-register", "replicated-register", "replicated-kv")
+FAMILIES = ("kv-random", "kv-hot", "kv-reuse", "cas-register", "cas-crashes", "replicated-register", "replicated-kv")
 MODEL = {"kv-random": "kv", "kv-hot": "kv", "kv-reuse": "kv", "cas-register": "cas-register",
-         "replicated-register": "cas-register", "replicated-kv": "kv"}
+         "cas-crashes": "cas-register", "replicated-register": "cas-register", "replicated-kv": "kv"}
+CRASHES = {"cas-register": 0.005, "cas-crashes": 0.05}
+"""The share of a cas register's writes and cas that crash (their outcome unknown)."""
 SIZES = (1_000, 5_000, 20_000)
 CLIENTS = (10, 50)
 _OPAQUE = string.ascii_letters + string.digits
@@ -161,9 +165,9 @@ def _kv_apply(state: dict[Any, Any], o: _Op) -> None:
         state[o.key] = ("" if current is None else current) + o.input
 
 
-def _cas_ops(rng: random.Random, n: int, clients: int) -> list[_Op]:
+def _cas_ops(rng: random.Random, n: int, clients: int, crash: float) -> list[_Op]:
     ops = []
-    for k, (c, call, ret, crashed) in enumerate(_intervals(rng, n, clients, 0.005)):
+    for k, (c, call, ret, crashed) in enumerate(_intervals(rng, n, clients, crash)):
         f = rng.choices(("read", "write", "cas"), (4, 2, 4))[0]
         value: Any = None if f == "read" else k + 1 if f == "write" else [0, k + 1]
         o = _Op(c, f, None, value, call, ret)
@@ -354,8 +358,8 @@ def generate(family: str, ops: int, clients: int, linearizable: bool, seed: int)
     rng = random.Random(f"{family}/{ops}/{clients}/{seed}")
     if family.startswith("replicated-"):
         return _events(_replicated(family, rng, ops, clients, linearizable))
-    if family == "cas-register":
-        done = _cas_ops(rng, ops, clients)
+    if family in CRASHES:
+        done = _cas_ops(rng, ops, clients, CRASHES[family])
         _run_atomic(done, rng, _cas_apply, _expect_seen)
         if not linearizable:
             _plant_double_cas(done)

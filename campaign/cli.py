@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "report": "campaign.commands.report:report",
     "shrink": "campaign.commands.shrink:shrink",
     "mutants": "campaign.commands.mutants:mutants",
+    "topology": "campaign.commands.topology:topology",
+    "plan": "campaign.commands.plan:plan",
 }
 
 

@@ -246,10 +246,11 @@ def check_names(names: Iterable[str]) -> frozenset[str]:
     return out
 
 
-def on(settings: Settings, name: str) -> bool:
-    """Whether switch `name` is on in this run (a typo here is a programming error)."""
+def on(where: Settings | frozenset[str], name: str) -> bool:
+    """Whether switch `name` is on in this run: in its settings, or among the switches a part of
+    impl was given (a name that is no switch is a programming error)."""
     assert name in BY_NAME, name
-    return name in settings.mutants
+    return name in (where if isinstance(where, frozenset) else where.mutants)
 
 
 __all__ = ["BY_NAME", "NAMES", "REGISTRY", "Mutant", "check_names", "on"]

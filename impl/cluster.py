@@ -1,13 +1,15 @@
 """Wiring: a cluster of simulated nodes on one bus, one clock, one RNG — and `run_scenario`.
 
-`run_scenario(scenario, seed) -> RunResult` is a pure function of its inputs: it builds the
+`run_scenario(scenario, seed) -> Observed` is a pure function of its inputs: it builds the
 cluster, schedules the scenario (impl/script.py: submissions, crashes and restarts, partitions
 and heals, CMS membership targets, initialization, repairs), runs the event queue until
 quiescence (no work left: no message in flight, no pending timer other than the periodic ones —
 gossip, hint dispatch —, no submission waiting, no repair running, no hint a live node could
 still deliver, every live node at the same epoch) or the scenario's end time, and returns a
-picklable result (impl/run_result.py, built by impl/final_state.py): every node's log, the
-commit and client histories, the protocol trace, the counters and the trace hash.
+picklable record of what it observed (observed/run.py's `Observed`, read off by
+impl/final_state.py): every node's log, the client and commit calls, the protocol trace, the
+end state, the counters and the trace hash. `Cluster.observe()` reads the same off a running
+cluster (the stateful machine judges it after every step).
 """
 
 from __future__ import annotations
@@ -24,20 +26,24 @@ from impl.cms.reconfiguration import AUTO, policy_members
 from impl.data.partitioner import token as token_of
 from impl.engine import Engine, Executor, MetadataEngine
 from impl.entry import Entry, Snapshot
-from impl.final_state import run_result
+from impl.final_state import observed
 from impl.history import History
 from impl.messages import Message
 from impl.node.log import Disk, initial_disk
 from impl.node.node import Node
 from impl.node.storage import in_range
 from impl.protocol import ProtocolLog
-from impl.run_result import NodeResult, RunResult, StreamRecord, metadata_view
 from impl.scenario import Cancel, Operation, Scenario, Submission
 from impl.script import Script
 from impl.sim.clock import VirtualClock
 from impl.sim.decisions import Decisions
 from impl.sim.events import EventQueue
 from impl.trace import Trace
+from impl.views import metadata_view
+from observed.cells import StreamedKey, StreamRecord
+from observed.frozen import FrozenMap
+from observed.protocol import Applied
+from observed.run import ApplyFailure, Holding, Install, Observed, OperationEnd
 
 
 class Cluster:
@@ -62,12 +68,13 @@ class Cluster:
         self.history = History(self.clock)
         self.engine: Engine = engine if engine is not None else MetadataEngine()
         self.executor = Executor(self.engine)
-        self.apply_failures: list[tuple[str, int, str]] = []
+        self.apply_failures: list[ApplyFailure] = []
         self.conflicts: list[str] = []
         self._epoch_entry: dict[int, Entry] = {}
         self._epoch_chain: dict[int, str] = {}
-        self.holdings: list[tuple[str, int, str, str]] = []
-        self.installs: list[tuple[str, int, int, tuple[str, ...]]] = []
+        self.holdings: list[Holding] = []
+        self.installs: list[Install] = []
+        self._views: dict[int, tuple[Any, FrozenMap | None]] = {}  # id(metadata) -> (it, its view)
         self.epoch_regressions: list[str] = []
         self._last_applied: dict[str, int] = {}
         topology = json.loads(scenario.topology)
@@ -79,7 +86,7 @@ class Cluster:
                                           | {o.node for o in scenario.operations} | set(spares))
         self.dcs = {str(n["id"]): str(n.get("dc", "dc1")) for n in topology.get("nodes", [])}
         self._skew = dict(scenario.clock_skew)
-        self.operation_outcomes: list[tuple[str, str, str]] = []
+        self.operation_outcomes: list[OperationEnd] = []
         self.stream_records: list[StreamRecord] = []
         self.disks: dict[str, Disk] = self._initial_disks(topology)
         self.bus = Bus(queue=self.queue, decisions=self.decisions, trace=self.trace, counters=self.counters,
@@ -138,7 +145,7 @@ class Cluster:
         return self._skew.get(node_id, 0)
 
     def operation_finished(self, node_id: str, op: str, outcome: str) -> None:
-        self.operation_outcomes.append((node_id, op, outcome))
+        self.operation_outcomes.append(OperationEnd(node=node_id, op=op, outcome=outcome))
         self.counters["operations_" + outcome.split(":")[0]] += 1
 
     def streamed(self, driver: str, op: str, sequence_node: str, excluded: str | None,
@@ -160,14 +167,14 @@ class Cluster:
                     candidates = e.before - {excluded} - {dest}
                     keys = sorted({k for disk in self.disks.values() for (ks, k) in disk.data
                                    if ks == name and in_range(token_of(k), e.left, e.right)})
-                    cells = tuple((k, self.disks[dest].data.get((name, k)),
-                                   tuple(sorted({d.data[(name, k)] for d in self.disks.values()
-                                                 if (name, k) in d.data})))
-                                  for k in keys)
+                    streamed = tuple(StreamedKey(key=k, at_destination=self.disks[dest].data.get((name, k)),
+                                                 on_disks=tuple(sorted({d.data[(name, k)] for d in self.disks.values()
+                                                                        if (name, k) in d.data})))
+                                     for k in keys)
                     self.stream_records.append(StreamRecord(
                         time=self.clock.now, op=op, driver=driver, excluded=excluded, keyspace=name,
                         left=e.left, right=e.right, destination=dest, sources=used,
-                        faithful=all(src in candidates for src in used), cells=cells))
+                        faithful=all(src in candidates for src in used), keys=streamed))
 
     def is_up(self, node_id: str) -> bool:
         return self.nodes.get(node_id) is not None
@@ -184,7 +191,7 @@ class Cluster:
 
     def observe_apply(self, node_id: str, entry: Entry | None, snap: Snapshot | None) -> None:
         node = self.nodes.get(node_id)
-        self.protocol.emit("apply", node_id, entry.epoch if entry is not None else
+        self.protocol.emit(Applied, node=node_id, epoch=entry.epoch if entry is not None else
                            snap.epoch if snap is not None else 0)
         chain = node.log.chain if node is not None else ""
         if entry is not None:
@@ -203,7 +210,7 @@ class Cluster:
             if node is not None:
                 self.hold(node_id, node.log.metadata, epoch, "snapshot")
                 before, keys = node.log.last_install
-                self.installs.append((node_id, before, epoch, keys))
+                self.installs.append(Install(node=node_id, before=before, after=epoch, keys=keys))
         self._advance_applied(node_id, epoch, "applied")
         if chain:
             known = self._epoch_chain.setdefault(epoch, chain)
@@ -214,7 +221,7 @@ class Cluster:
         """A node came back on its disk: its epoch and its metadata are checked as at an install."""
         self._advance_applied(node.id, node.log.applied, "restarted at")
         self.hold(node.id, node.log.metadata, node.log.applied, "restart")
-        self.protocol.emit("apply", node.id, node.log.applied)
+        self.protocol.emit(Applied, node=node.id, epoch=node.log.applied)
 
     # --- the step API: a driver (strategies/system_machine.py) adds events as it goes ---
 
@@ -267,10 +274,15 @@ class Cluster:
             epochs.add(node.log.applied)
         return len(epochs) <= 1
 
-    def run(self) -> RunResult:
+    def run(self) -> Observed:
         """Run to quiescence or the end time (continuing from wherever `run_until` stopped)."""
         quiescent = self._run(self.settings.end_time_ns, stop_when_quiet=True)
-        return run_result(self, quiescent or self._quiescent())
+        return observed(self, quiescent or self._quiescent())
+
+    def observe(self) -> Observed:
+        """What the run has observed so far, read without changing anything (each live node's
+        metadata as held `now`)."""
+        return observed(self, self._quiescent(), end=False)
 
     def run_until(self, t: int) -> None:
         """Process every event up to virtual time `t` (tests inspect the cluster in between)."""
@@ -300,23 +312,36 @@ class Cluster:
         self._last_applied[node_id] = max(last, epoch)
 
     def hold(self, node_id: str, metadata: Any, epoch: int, when: str) -> None:
+        """Record what a node's metadata holds (at a snapshot install, a restart, the end)."""
+        holdings, regressions = self.view(node_id, metadata, epoch, when)
+        self.epoch_regressions += regressions
+        self.holdings += holdings
+
+    def view(self, node_id: str, metadata: Any, epoch: int, when: str) -> tuple[list[Holding], list[str]]:
+        """What a node's metadata holds, and whether it holds a placement modified above its
+        epoch, without recording either."""
+        regressions = []
         newest = self.disks[node_id].placement_epochs.newest
         if newest > epoch:
             # a replica would then refuse coordinators at its own epoch (COORDINATOR_BEHIND)
-            self.epoch_regressions.append(f"{node_id} at epoch {epoch} ({when}) holds a placement "
-                                          f"last modified at epoch {newest}")
-        view = metadata_view(metadata)
-        if view is not None:
-            self.holdings.append((node_id, epoch, when, view))
+            regressions.append(f"{node_id} at epoch {epoch} ({when}) holds a placement "
+                               f"last modified at epoch {newest}")
+        # why the memo: the stateful machine reads every live node's view after every step, and
+        # a node's metadata is a new object only when it changed
+        known = self._views.get(id(metadata))
+        if known is None or known[0] is not metadata:
+            known = self._views[id(metadata)] = (metadata, metadata_view(metadata))
+        view = known[1]
+        return ([] if view is None else [Holding(node=node_id, epoch=epoch, when=when, view=view)]), regressions
 
 
 def run_scenario(scenario: Scenario, seed: int, *, engine: Engine | None = None,
-                 keep_trace: bool = False, record_decisions: bool = False) -> RunResult:
+                 keep_trace: bool = False, record_decisions: bool = False) -> Observed:
     """Run one simulation; the same scenario, seed and code always give the same result.
-    `record_decisions` keeps the non-default decisions in `RunResult.decisions` (they are
+    `record_decisions` keeps the non-default decisions in `Observed.decisions` (they are
     always kept for a scenario that carries a decision list)."""
     return Cluster(scenario, seed, engine=engine, keep_trace=keep_trace,
                    record_decisions=record_decisions).run()
 
 
-__all__ = ["Cluster", "NodeResult", "RunResult", "StreamRecord", "metadata_view", "run_scenario"]
+__all__ = ["Cluster", "run_scenario"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from attrs import evolve
 
+from impl import bugs
 from impl.bugs import BY_NAME
 from impl.engine import MetadataEngine
 from impl.metadata import Accepted
@@ -74,7 +75,7 @@ def _without_wraparound_conflicts(execute: Callable[[Any, dict[str, Any]], Any],
 def settled_for(mutants: frozenset[str]) -> Callable[[Any], Any]:
     """impl's ClusterMetadata.writePlacementAllSettled, or with the switch
     `settled-placement-from-token-map` its value before CASSANDRA-19193."""
-    if "settled-placement-from-token-map" in mutants:
+    if bugs.on(mutants, "settled-placement-from-token-map"):
         return write_placement_from_token_map
     return write_placement_all_settled
 

@@ -1,33 +1,20 @@
-"""A log entry: one transformation at one epoch, with the submitter's entry id.
+"""The log's values beside its entries: snapshots, and the chain hash.
 
-`transformation` is the canonical JSON text of docs/transformations-json.md (sorted keys, no
-spaces), so entries are small frozen values that compare and hash cheaply; `kind` is its
-`kind` field. `chain` hashes a log prefix so that a snapshot can vouch for the entries it
-replaces: chain(e) = H(chain(e-1), entry e), chain(base) given by the initial metadata.
+A log entry (`Entry`, one transformation at one epoch) is what a run observes, so it lives in
+observed/entry.py with `canonical_json`; they are named here too because impl's modules write
+and read them everywhere. `chain` hashes a log prefix so that a snapshot can vouch for the
+entries it replaces: chain(e) = H(chain(e-1), entry e), chain(base) given by the initial
+metadata.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from attrs import frozen
 
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-@frozen(kw_only=True)
-class Entry:
-    epoch: int
-    entry_id: str
-    kind: str
-    transformation: str
-
-    def brief(self) -> str:
-        return f"e{self.epoch}:{self.entry_id}:{self.kind}"
+from observed.entry import Entry, canonical_json
 
 
 @frozen(kw_only=True)
@@ -50,3 +37,6 @@ def chain_hash(prev: str, entry: Entry) -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(f"{prev}|{entry.epoch}|{entry.entry_id}|{entry.transformation}".encode())
     return h.hexdigest()
+
+
+__all__ = ["GENESIS_CHAIN", "Entry", "Snapshot", "canonical_json", "chain_hash"]

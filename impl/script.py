@@ -9,7 +9,6 @@ never happens (it is counted, not recorded), a restart builds a new node on the 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from impl import client_workload
@@ -96,15 +95,13 @@ class Script:
             c.counters["client_ops_skipped"] += 1
             return
         history = c.history
-        process = history.new_process()
-        written = json.dumps(op.value)
-        history.record(process, "invoke", written, op.node, f=op.f, key=op.key)
+        process = history.invoke_client(coordinator=op.node, f=op.f, keyspace=op.keyspace, key=op.key,
+                                        value=op.value, level=op.cl)
         c.counters["client_" + op.f + "s"] += 1
 
         def done(outcome: str, value: object) -> None:
-            # a write shows the value it wrote whatever the outcome; a read what it read
-            shown = written if op.f == "write" else json.dumps(value if outcome == "ok" else None)
-            history.record(process, outcome, shown, op.node, f=op.f, key=op.key)
+            # both ends of the call are known here: it is recorded as one (observed/calls.py)
+            history.complete_client(process, outcome, value)
             c.counters[f"client_{op.f}_{outcome}"] += 1
 
         token = node.replica.token(op.key)

@@ -88,6 +88,13 @@ too: the node that runs the cancel commits its second half after a progress barr
 _PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})
 
 
+def on(fixes: frozenset[str], name: str) -> bool:
+    """Whether fix `name` is among `fixes` (a run's, or a node's `Settings.fixes`); a name that
+    is no fix is a programming error."""
+    assert name in FIXES, name
+    return name in fixes
+
+
 def check_names(fixes: Iterable[str]) -> frozenset[str]:
     """The fixes as a set; ValueError naming the first unknown one."""
     out = frozenset(fixes)
@@ -102,12 +109,12 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
     if not fixes & METADATA_FIXES:
         return t.execute(m)
     node = getattr(t, "node", None)
-    if t.kind == "UNREGISTER" and UNREGISTER_IDLE_ONLY in fixes and node is not None:
+    if t.kind == "UNREGISTER" and on(fixes, UNREGISTER_IDLE_ONLY) and node is not None:
         seq = m.in_progress.involving(node)
         if seq is not None:
             return Rejected(f"{node}: UNREGISTER during the {seq.kind.value} sequence of {seq.node} "
                             f"(fix {UNREGISTER_IDLE_ONLY})")
-    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE", "PREPARE_REPLACE") and LEAVE_REFUSES_CMS_JOINER in fixes \
+    if t.kind in ("PREPARE_LEAVE", "ASSASSINATE", "PREPARE_REPLACE") and on(fixes, LEAVE_REFUSES_CMS_JOINER) \
             and node is not None:
         reconfiguration = m.cms.reconfiguration
         adding = {s.node for s in reconfiguration.remaining if s.kind is not CMSStepKind.REMOVE
@@ -117,23 +124,23 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
         joining = (m.cms.writes - m.cms.reads) | adding if t.kind == "PREPARE_REPLACE" else m.cms.writes | adding
         if leaving in joining:
             return Rejected(f"{leaving}: {t.kind} of a node the CMS is adding (fix {LEAVE_REFUSES_CMS_JOINER})")
-    if t.kind == "PREPARE_REPLACE" and REPLACE_CMS_MEMBER_GUARD in fixes:
+    if t.kind == "PREPARE_REPLACE" and on(fixes, REPLACE_CMS_MEMBER_GUARD):
         replaced = getattr(t, "replaced")  # noqa: B009  # every PREPARE_REPLACE has it
         if replaced in m.cms.members:
             return Rejected(f"{replaced}: PREPARE_REPLACE of a CMS member; reconfigure the CMS first "
                             f"(fix {REPLACE_CMS_MEMBER_GUARD})")
-    if t.kind == "PREPARE_REPLACE" and REPLACE_SAME_DC in fixes and node is not None:
+    if t.kind == "PREPARE_REPLACE" and on(fixes, REPLACE_SAME_DC) and node is not None:
         new, old = m.directory.get(node), m.directory.get(getattr(t, "replaced"))  # noqa: B009
         if new is not None and old is not None and new.dc != old.dc:
             return Rejected(f"{node}: PREPARE_REPLACE needs the replacement in {old.dc}, not {new.dc} "
                             f"(fix {REPLACE_SAME_DC})")
-    if (t.kind == "PREPARE_LEAVE" and LEAVE_COUNTS_IN_FLIGHT in fixes and node is not None
+    if (t.kind == "PREPARE_LEAVE" and on(fixes, LEAVE_COUNTS_IN_FLIGHT) and node is not None
             and not getattr(t, "force", False) and m.directory.state(node) is not None):
 
         refused = leaves_enough_replicas(m, node, t.kind)
         if refused is not None:
             return Rejected(f"{refused.reason} (fix {LEAVE_COUNTS_IN_FLIGHT})")
-    if t.kind == "CANCEL_SEQUENCE" and TWO_EPOCH_CANCEL in fixes and node is not None:
+    if t.kind == "CANCEL_SEQUENCE" and on(fixes, TWO_EPOCH_CANCEL) and node is not None:
         seq = m.in_progress.get(node)
         if seq is not None and seq.next_step is Step.FINISH:
             # First epoch: reads go back; the sequence stands as if only START had run, so the
@@ -143,7 +150,7 @@ def execute(t: Transformation, m: ClusterMetadata, fixes: frozenset[str] = froze
                 in_progress=m.in_progress.with_sequence(evolve(seq, next_step=Step.MID)),
             ))
     result = t.execute(m)
-    if COMPOSITION_GUARD in fixes and isinstance(result, Success) and node is not None:
+    if on(fixes, COMPOSITION_GUARD) and isinstance(result, Success) and node is not None:
         first = _prepare_part(t, m, result)
         prepared = first.metadata.in_progress.get(node) if isinstance(first, Success) else None
         if prepared is not None:
@@ -170,5 +177,5 @@ def cancel_needs_another_epoch(t: Transformation, before: ClusterMetadata, after
                                fixes: frozenset[str]) -> bool:
     """With `two-epoch-cancel`, a cancel after MID leaves its sequence for a second cancel."""
     node = getattr(t, "node", None)
-    return (TWO_EPOCH_CANCEL in fixes and t.kind == "CANCEL_SEQUENCE" and node is not None
+    return (on(fixes, TWO_EPOCH_CANCEL) and t.kind == "CANCEL_SEQUENCE" and node is not None
             and after.in_progress.get(node) is not None and before.in_progress.get(node) is not None)

@@ -2,7 +2,7 @@
 
 Past the 400-line guideline on purpose: a RuleBasedStateMachine is read as one piece (its rules,
 preconditions and invariants side by side, as in Hypothesis's own examples); the checks it makes
-are the run layer's (campaign/run/), not copies.
+are the judge's (campaign/judge/checks/), not copies.
 
 Rules carry Cassandra's and the CEP's names: node-driven operations (`bootstrap` — join,
 `decommission` — leave, `move`, `replace`, `removenode`) and the operator's `cancel_sequence`,
@@ -13,12 +13,17 @@ the current virtual time through the cluster's step API (`Cluster.begin_operatio
 `crash`, ...) and lets 10 ms of virtual time pass. Operations, cancels, crashes and restarts
 take `pick`: an index into the nodes they can act on now, so no step is spent on a refusal.
 
-Invariants after every step (the checkers and judge pieces the campaign uses, not new ones):
-every node's log is a prefix of the longest and no epoch holds two entries and no entry id is
-committed twice and the commit history is linearizable (`checkers.logs.check_logs`, with the
-spec justifying every rejection); each live node's metadata equals the spec's replay of the log
-up to its epoch (`campaign.run.judge.spec_view` against `impl.cluster.metadata_view`); no applied
-epoch goes backwards; no apply failure; the client history so far is linearizable (kv model).
+Invariants after every step: one per incremental check of the judge (campaign/judge/checks/,
+`Check.incremental`), run on what the cluster has observed so far (`Cluster.observe()`) with a
+spec replay that grows with the log — the very checks a campaign's judge runs, so the machine
+and the campaign cannot disagree about a run: conflicting epochs, apply failures, the log
+invariants (the spec justifying every rejection), the commit history, the clients (kv model,
+with Cassandra's weaker promises), the trace invariants (barrier, fencing, quorum, streaming),
+the spec's refinement of the log, each node's metadata against the spec at its epoch, and
+durability (stale reads with writes at ALL; lost writes whenever the cluster is quiet). Named
+`judge_NN_<check>`: Hypothesis runs invariants in name order, and the number keeps the judge's
+(most fundamental first). The checks that need a finished run (the final metadata's invariants,
+liveness, the CMS's size) do not run here: the machine's cluster never finishes.
 
 Swarm testing: `boot` draws which rule families and which operations are enabled, and the
 preconditions keep the others off, so one example crashes nodes a lot and the next never.
@@ -48,17 +53,21 @@ from hypothesis import target as _target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.histories import check_clients, commit_attempts, log_entry
-from campaign.run.judge import SpecReplay, spec_start, spec_view, violation_line
+from campaign.judge.check import Check, CheckResult
+from campaign.judge.checks import CHECKS
+from campaign.judge.context import Context, log_entry
+from campaign.judge.replay import SpecReplay, spec_start
 from campaign.run.variants import engine_for
-from checkers.logs import NodeLog, check_logs, longest
+from checkers.logs import LogEntry, NodeLog
 from impl.bugs import check_names
 from impl.bus import Latency, NetworkFaults
 from impl.client_workload import ClientOp
-from impl.cluster import Cluster, metadata_view
+from impl.cluster import Cluster
+from impl.data.partitioner import token as token_of
 from impl.entry import Entry, canonical_json
 from impl.scenario import Operation
 from impl.sim.clock import ms_to_ns
+from observed.run import Observed
 from strategies.operations import schema_change_docs
 
 NODES = ("n1", "n2", "n3", "n4", "n5")
@@ -82,7 +91,10 @@ SCHEMA_CHANGES = schema_change_docs(("ks1",), DCS, new_keyspace=False)
 """Schema changes on ks1 from the shared generator (strategies/cases.py), whose small name pools
 make the CEP's race (CREATE TABLE with a user type against DROP TYPE) come up often."""
 
-TOKENS = st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1)
+KEY_TOKENS = tuple(token_of(k) for k in KEYS)
+TOKENS = st.one_of(st.sampled_from(KEY_TOKENS), st.integers(min_value=-(2**63) + 1, max_value=2**63 - 1))
+"""Where a join or a move lands: half the time on a client key's token (the node takes that key
+over, so its data must move: what the data-path checks look at), else anywhere on the ring."""
 DEFAULT_LATENCY = Latency(dist="uniform", a=1.0, b=5.0)
 PICK = st.integers(0, 7)
 STEP_MS = 10
@@ -107,7 +119,20 @@ class SystemMachine(RuleBasedStateMachine):
     PLANTED: frozenset[str] = frozenset()
     """Switches (impl/bugs.py) this class plants: `boot` draws exactly this value."""
     FIXES: frozenset[str] = frozenset()
+    FOCUS: tuple[frozenset[str], frozenset[str]] | None = None
+    """(rule families, operations) every example has on, and no others (`focused`); None: drawn."""
     """Proposed fixes (spec/fixes.py) for spec and impl: `boot` draws exactly this value."""
+
+    @classmethod
+    def focused(cls, families: frozenset[str], operations: frozenset[str] = frozenset()) -> type[SystemMachine]:
+        """A machine class whose examples all have exactly these rule families and operations on
+        (the cluster, levels and steps still drawn): aimed at one part, as `tcmcheck fuzz --focus`
+        aims a campaign. Its printed programs construct `SystemMachine()` (the values are
+        `boot`'s)."""
+        assert families and families <= frozenset(FAMILIES), families
+        assert operations <= frozenset(OPERATIONS), operations
+        return type("SystemMachine", (cls,), {"FOCUS": (frozenset(families), frozenset(operations)),
+                                              "__module__": cls.__module__})
 
     @classmethod
     def planted(cls, mutants: frozenset[str] = frozenset(),
@@ -133,13 +158,14 @@ class SystemMachine(RuleBasedStateMachine):
         self.fixes: frozenset[str] = frozenset()
         self.dc_of: dict[str, str] = {}
         # what the invariants have seen (they only look again when something happened)
-        self._seen_events = -1
-        self._seen_clients = 0
+        # what the checks have seen (they only look again when something happened)
+        self._seen: tuple[int, int] = (-1, -1)
+        self._results: dict[str, CheckResult] = {}
+        self._context: Context | None = None
         self._replay: SpecReplay | None = None
-        self._views: dict[int, str] = {}
-        self._checked: dict[str, Any] = {}
-        self._log_entries: dict[Entry, Any] = {}
+        self._log_entries: dict[Entry, LogEntry] = {}
         self._outcomes = 0
+        self._clients_seen: set[int] = set()
         self._lag = 0
         self._margin = 9
 
@@ -152,8 +178,11 @@ class SystemMachine(RuleBasedStateMachine):
         rf=st.integers(1, 3),
         cms=st.sampled_from(["auto", 1, 3]),
         snapshot_interval=st.sampled_from([100, 10, 3]),
-        families=st.frozensets(st.sampled_from(FAMILIES), min_size=1),
-        operations=st.frozensets(st.sampled_from(OPERATIONS), min_size=1),
+        # (drawn, or the class's focus: flatmap so that the printed program shows the value)
+        families=st.runner().flatmap(lambda m: st.frozensets(st.sampled_from(FAMILIES), min_size=1)
+                                     if m.FOCUS is None else st.just(m.FOCUS[0])),
+        operations=st.runner().flatmap(lambda m: st.frozensets(st.sampled_from(OPERATIONS), min_size=1)
+                                       if m.FOCUS is None else st.just(m.FOCUS[1])),
         levels=st.sampled_from(CL_PAIRS),
         # why flatmap to just: the printed program shows the value, not this expression
         mutants=st.runner().flatmap(lambda m: st.just(m.PLANTED)),
@@ -224,6 +253,7 @@ class SystemMachine(RuleBasedStateMachine):
         """Run the cluster `ms` of virtual time on (0: the events of this instant)."""
         c = self.c
         c.run_until(c.clock.now + ms_to_ns(ms))
+        self._steer()
 
     def _network(self) -> None:
         self.c.set_network(NetworkFaults(loss=self.loss, latency=self.latency, reorder=self.reorder,
@@ -424,97 +454,42 @@ class SystemMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------ invariants
 
-    @invariant()
-    def system_invariants(self) -> None:
-        """All of them in one place, in the order of the module docstring, so that each step is
-        looked at once (the checks are costlier than the steps)."""
-        if self.cluster is None:
-            return
-        c = self.c
-        if c.trace.total == self._seen_events:
-            return
-        self._seen_events = c.trace.total
-        assert not c.conflicts, f"two entries at one epoch: {c.conflicts[0]}"
-        assert not c.apply_failures, f"apply failure: {c.apply_failures[0]}"
-        assert not c.epoch_regressions, f"applied epoch went backwards: {c.epoch_regressions[0]}"
-        self._check_logs()
-        self._check_holdings()
-        self._check_clients()
-        self._steer()
+    # ------------------------------------------------------------ the judge's checks
 
-    def _node_logs(self) -> tuple[Any, ...]:
+    def judged(self, check: Check) -> CheckResult:
+        """What `check` finds in what the cluster has observed so far (looked at again only
+        when something happened: the checks cost more than the steps)."""
+        if self.cluster is None:
+            return CheckResult()
+        c = self.c
+        seen = (c.trace.total, c.clock.now)
+        if seen != self._seen:
+            self._seen, self._results = seen, {}
+            observed = c.observe()
+            self._context = Context(c.scenario, observed, fixes=self.fixes, timeout_s=20.0, replay=self.replay,
+                                    logs=self._node_logs(observed))
+        if check.name not in self._results:
+            assert self._context is not None
+            self._results[check.name] = check(self._context)
+        return self._results[check.name]
+
+    def _node_logs(self, observed: Observed) -> tuple[NodeLog, ...]:
         memo = self._log_entries
-        out = []
-        for nid in self.c.node_ids:
-            disk = self.c.disks[nid]
-            entries = []
-            for e in sorted(disk.entries):
-                entry = disk.entries[e]
-                le = memo.get(entry)
-                if le is None:
-                    le = memo[entry] = log_entry(entry.epoch, entry.entry_id, entry.kind, entry.transformation)
-                entries.append(le)
-            out.append(NodeLog(node=nid, entries=tuple(entries)))
-        return tuple(out)
+        return tuple(NodeLog(node=n.id, entries=tuple(memo[e] if e in memo else memo.setdefault(e, log_entry(e))
+                                                      for e in n.entries)) for n in observed.nodes)
 
     @property
     def replay(self) -> SpecReplay:
         assert self._replay is not None
         return self._replay
 
-    def _check_logs(self) -> None:
-        logs = self._node_logs()
-        reference = longest(logs)
-        log = reference.entries if reference is not None else ()
-        # the spec's replay of the committed log, extended by the entries not replayed yet (from
-        # any node: one that installed a snapshot holds no entries below it)
-        replay = self.replay
-        done = replay.final.epoch
-        held = {e.epoch: e for node_log in logs for e in node_log.entries if e.epoch > done}
-        new: list[Any] = []
-        while done + 1 + len(new) in held:
-            new.append(held[done + 1 + len(new)])
-        replay.extend(new)
-        assert not replay.refused, f"the spec refuses the committed log: {replay.refused[0]}"
-        full = not log or log[0].epoch == replay.start.epoch + 1
-        attempts = commit_attempts([op for op in self.c.history.ops if op.f == "commit"])
-        verdict = check_logs(logs, attempts, justify_rejection=replay.justify if full else None,
-                             initial_epoch=replay.start.epoch)
-        assert verdict.valid is True, "log invariant: " + "; ".join(
-            violation_line(v) for v in verdict.evidence[:3])
-
-    def _check_holdings(self) -> None:
-        for nid in self.c.node_ids:
-            node = self.c.nodes.get(nid)
-            if node is None:
-                continue
-            meta = node.log.metadata
-            if self._checked.get(nid) is meta:
-                continue
-            epoch = node.log.applied
-            state = self.replay.states.get(epoch)
-            if state is None:
-                continue  # ahead of the longest log's replay: cannot happen once logs are prefixes
-            if epoch not in self._views:
-                self._views[epoch] = spec_view(state)
-            have = metadata_view(meta)
-            assert have == self._views[epoch], (
-                f"metadata differs from the spec's replay of the log: {nid} at epoch {epoch}")
-            self._checked[nid] = meta
-
-    def _check_clients(self) -> None:
-        ops = [op for op in self.c.history.ops if op.f != "commit"]
-        if len(ops) == self._seen_clients:
-            return
-        self._seen_clients = len(ops)
-        for op in ops:
-            if op.type in ("ok", "fail", "info"):
-                event(f"client {op.f} {op.type}")
-        verdict = check_clients(ops, timeout_s=20.0)
-        assert verdict.valid is not False, f"client history not linearizable: {verdict.cause}"
-
     def _steer(self) -> None:
+        """Statistics and `target()` observations for Hypothesis (after every step)."""
         c = self.c
+        for call in c.history.clients:
+            if call.outcome is not None and call.process not in self._clients_seen:
+                self._clients_seen.add(call.process)
+                event(f"client {call.f} {call.outcome}")
         live = [n for n in c.nodes.values() if n is not None]
         if not live:
             return
@@ -527,9 +502,35 @@ class SystemMachine(RuleBasedStateMachine):
             margin = up - (len(members) // 2 + 1)
             if margin >= 0:
                 self._margin = min(self._margin, margin)
-        for _node, op, outcome in c.operation_outcomes[self._outcomes:]:
-            event(f"{op} {outcome.split(':')[0]}")
+        for ended in c.operation_outcomes[self._outcomes:]:
+            event(f"{ended.op} {ended.outcome.split(':')[0]}")
         self._outcomes = len(c.operation_outcomes)
+
+
+def _invariant(check: Check) -> Any:
+    """One `@invariant` that asserts `check` finds nothing, named after it (Hypothesis runs
+    invariants in the order of their names: the number keeps `CHECKS`' order, most fundamental
+    first)."""
+
+    def judge_check(self: SystemMachine) -> None:
+        result = self.judged(check)
+        if not result.valid:
+            # every other check that fails on the same observation too, as the judge would list them
+            also = [r.causes[0].text for c in CHECKS if c.incremental and c is not check
+                    for r in (self.judged(c),) if not r.valid]
+            raise AssertionError(result.causes[0].text + "".join(f"; also failing now: {t}" for t in also))
+
+    name = f"judge_{CHECKS.index(check):02d}_{check.name.replace('-', '_')}"
+    # the code object's name too: a traceback (and so the stateful run's cause) names the check
+    judge_check.__code__ = judge_check.__code__.replace(co_name=name, co_qualname=name)
+    judge_check.__name__ = judge_check.__qualname__ = name
+    judge_check.__doc__ = check.doc
+    return invariant()(judge_check)
+
+
+for _check in CHECKS:
+    if _check.incremental:
+        setattr(SystemMachine, _invariant(_check).__name__, _invariant(_check))
 
 
 __all__ = ["SystemMachine"]  # what a printed counterexample needs

@@ -2,18 +2,23 @@
 
 Layers, lowest first (DESIGN.md's data flow; docs/extending.md):
 
-    spec  <-  impl | checkers  <-  campaign's infrastructure (errors, formats, outputs,
-    spark_session)  <-  the run layer (campaign.run, store, report)  <-  strategies  <-
+    spec  <-  observed (what a run observed, as plain records)  <-  impl | checkers  <-
+    campaign's infrastructure (errors, formats, outputs, spark_session)  <-  the judge
+    (campaign.judge)  <-  the run layer (campaign.run, store, report) and operator pre-flight
+    (campaign.operator)  <-  strategies  <-
     the run kinds (campaign.kinds)  <-  shrinking, engines, campaigns, the mutant matrix  <-
     the command line
 
 A module imports modules of its own layer or lower ones; impl and checkers are peers that do
-not import each other (a checker must not share impl's bookkeeping). Every import counts: at
-module level, inside functions, and under `TYPE_CHECKING`. On top of the layers:
+not import each other (a checker must not share impl's bookkeeping: what both need is in
+observed/). Every import counts: at module level, inside functions, under `TYPE_CHECKING`, and
+relative ones (`from ..kinds import x`, resolved against the importing module). On top of the
+layers:
 
 - no module imports another module's `_private` name;
 - imports inside functions only for the heavy optional dependencies (pyspark, z3, matplotlib),
-  each with a comment saying so, so that a lazy import cannot hide a cycle or a layer;
+  each with a comment saying so (a `#` comment on its line or the line above, not a `#` inside
+  a string), so that a lazy import cannot hide a cycle or a layer;
 - `importlib` and `__import__` nowhere but in campaign/cli.py, whose command registry loads a
   command's module only when that command runs (so `tcmcheck placements` does not pay for Z3);
 - no import cycle between modules.
@@ -22,6 +27,8 @@ module level, inside functions, and under `TYPE_CHECKING`. On top of the layers:
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,22 +36,24 @@ import attrs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("spec", "impl", "checkers", "strategies", "campaign")
+PACKAGES = ("spec", "observed", "impl", "checkers", "strategies", "campaign")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("spec",),
+    ("observed",),
     ("impl",),
     ("checkers",),
     ("campaign.errors", "campaign.formats", "campaign.outputs", "campaign.spark_session"),
-    ("campaign.run", "campaign.store", "campaign.report"),
+    ("campaign.judge",),
+    ("campaign.run", "campaign.store", "campaign.report", "campaign.operator"),
     ("strategies",),
     ("campaign.kinds",),
     ("campaign.shrink", "campaign.engines", "campaign.fuzz", "campaign.mutants"),
     ("campaign.commands", "campaign.cli", "campaign.__main__", "campaign.spark_submit", "campaign"),
 )
-PEERS = {1: 2, 2: 1}
-"""Layer indexes that share a rank: impl (1) and checkers (2) may not import each other."""
-RANK = {0: 0, 1: 1, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7}
+PEERS = {2: 3, 3: 2}
+"""Layer indexes that share a rank: impl (2) and checkers (3) may not import each other."""
+RANK = {0: 0, 1: 1, 2: 2, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 7, 9: 8, 10: 9}
 
 OPTIONAL = ("pyspark", "z3", "matplotlib")
 """Heavy optional dependencies: the only imports allowed inside a function."""
@@ -80,21 +89,36 @@ def _walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, b
         yield from _walk(child, inner)
 
 
+def _comment_lines(text: str) -> set[int]:
+    """The lines holding a `#` comment (tokens, so a `#` inside a string is none)."""
+    return {tok.start[0] for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type == tokenize.COMMENT}
+
+
+def _absolute(name: str, path: Path, level: int, module: str | None) -> str:
+    """The module a relative import names, resolved against the importing module (`name`; a
+    package's `__init__` is its own package)."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    base = package[:len(package) - (level - 1)] if level > 1 else package
+    return ".".join([*base, *([module] if module else [])])
+
+
 def imports(name: str, path: Path, rel: str | None = None) -> list[Import]:
     text = path.read_text()
-    lines = text.splitlines()
+    comments = _comment_lines(text)
     tree = ast.parse(text)
     out = []
     for node, in_function in _walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            targets = [(node.module, tuple(a.name for a in node.names))]
+        if isinstance(node, ast.ImportFrom):
+            module = node.module if node.level == 0 else _absolute(name, path, node.level, node.module)
+            if not module:
+                continue
+            targets = [(module, tuple(a.name for a in node.names))]
         elif isinstance(node, ast.Import):
             targets = [(a.name, ()) for a in node.names]
         else:
             continue
-        line = lines[node.lineno - 1]
-        above = lines[node.lineno - 2] if node.lineno > 1 else ""
-        commented = "#" in line or above.strip().startswith("#")
+        commented = node.lineno in comments or (node.lineno - 1) in comments
         out += [Import(importer=name, path=rel or str(path.relative_to(ROOT)), line=node.lineno, target=t, names=ns, in_function=in_function,
                        commented=commented) for t, ns in targets]
     return out
@@ -246,35 +270,62 @@ def test_a_planted_upward_import_is_refused(tmp_path: Path) -> None:
     """The run layer importing a run kind (a layer above it) is against the layers."""
     found, modules = _planted(tmp_path, "from campaign.kinds import run_one\n")
     assert against_the_layers(found, modules) == [
-        "planted.py:1: campaign.run.planted (4) imports campaign.kinds (6)"]
+        "planted.py:1: campaign.run.planted (6) imports campaign.kinds (8)"]
+
+
+def test_a_planted_relative_upward_import_is_refused(tmp_path: Path) -> None:
+    """`from ..kinds import run_one` in campaign/run/ is campaign.kinds too."""
+    found, modules = _planted(tmp_path, "from ..kinds import run_one\nfrom . import record\n")
+    assert [i.target for i in found] == ["campaign.kinds", "campaign.run"]
+    assert against_the_layers(found, modules) == [
+        "planted.py:1: campaign.run.planted (6) imports campaign.kinds (8)"]
+
+
+def test_the_judge_may_not_import_the_run_layer(tmp_path: Path) -> None:
+    path = tmp_path / "planted.py"
+    path.write_text("from campaign.run.record import RunSpec\n")
+    found = imports("campaign.judge.planted", path, "planted.py")
+    assert against_the_layers(found, sources()) == [
+        "planted.py:1: campaign.judge.planted (5) imports campaign.run.record (6)"]
+
+
+def test_observed_may_not_import_impl(tmp_path: Path) -> None:
+    path = tmp_path / "planted.py"
+    path.write_text("from impl.history import History\n")
+    found = imports("observed.planted", path, "planted.py")
+    assert against_the_layers(found, sources()) == [
+        "planted.py:1: observed.planted (1) imports impl.history (2)"]
 
 
 def test_a_planted_private_import_is_refused(tmp_path: Path) -> None:
-    found, modules = _planted(tmp_path, "from campaign.run.judge import _holdings\n")
-    assert private_names(found, modules) == ["planted.py:1: campaign.run.planted imports campaign.run.judge._holdings"]
+    found, modules = _planted(tmp_path, "from campaign.judge.checks.holdings import _private\n")
+    assert private_names(found, modules) == [
+        "planted.py:1: campaign.run.planted imports campaign.judge.checks.holdings._private"]
 
 
 def test_a_planted_lazy_import_is_refused_and_an_optional_one_with_a_comment_is_not(tmp_path: Path) -> None:
-    found, _ = _planted(tmp_path, "def f():\n    from campaign.run import cause\n\n\n"
+    found, _ = _planted(tmp_path, "def f():\n    from campaign.run import record\n\n\n"
                                   "def g():\n    import matplotlib  # optional, heavy\n\n\n"
-                                  "def h():\n    import z3\n")
+                                  "def h():\n    import z3\n\n\n"
+                                  "def i():\n    import pyspark; s = '#'\n")
     assert lazy_imports(found) == [
         "planted.py:2: campaign.run.planted imports campaign.run inside a function (without a comment)",
-        "planted.py:10: campaign.run.planted imports z3 inside a function (without a comment)"]
+        "planted.py:10: campaign.run.planted imports z3 inside a function (without a comment)",
+        "planted.py:14: campaign.run.planted imports pyspark inside a function (without a comment)"]
 
 
 def test_peers_impl_and_checkers_do_not_import_each_other() -> None:
     modules = sources()
     planted = Import(importer="checkers.logs.planted", path="planted.py", line=1, target="impl.cluster",
-                     names=("RunResult",), in_function=False, commented=False)
+                     names=("Cluster",), in_function=False, commented=False)
     assert against_the_layers([planted], modules) == [
-        "planted.py:1: checkers.logs.planted (2) imports impl.cluster (1)"]
+        "planted.py:1: checkers.logs.planted (3) imports impl.cluster (2)"]
 
 
 def test_the_cycle_finder_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-@pytest.mark.parametrize("module", ["campaign.run.cause", "campaign.report.aggregate"])
+@pytest.mark.parametrize("module", ["campaign.judge.cause", "campaign.report.aggregate"])
 def test_every_module_has_a_layer(module: str) -> None:
     assert layer_of(module) is not None

@@ -31,7 +31,6 @@ from checkers.linearizability.explain import explain
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import HistoryError, Op, Operation, pair
 from checkers.linearizability.html import render_html
-from checkers.linearizability.log_fast import commit_outcome
 from checkers.linearizability.model import MODELS, SequentialModel, with_initial
 from checkers.linearizability.verdict import LinearizabilityEvidence, Verdict
 from checkers.linearizability.wgl import DEFAULT_MAX_CACHE, check_operations
@@ -81,7 +80,12 @@ def check_history(
     if html_out is not None:
         check_output_file(html_out, "--html", inputs=(file,))
     parsed = read_history(file, fmt)
-    model = MODELS[model_name or infer_model(parsed)]
+    if model_name is None:
+        try:
+            model_name = infer_model(parsed)
+        except BadInput as e:
+            raise in_file(e, file) from None
+    model = MODELS[model_name]
     if parsed.has_initial:
         if parsed.model is not None and model.name != parsed.model:
             raise BadInput(f"--model {model.name}: {file} is a {parsed.format} history, "
@@ -93,7 +97,7 @@ def check_history(
         raise in_file(e, file) from None
     if spark:
         verdict = check_history_spark(
-            model_name or infer_model(parsed), parsed.has_initial, parsed.initial, operations,
+            model_name, parsed.has_initial, parsed.initial, operations,
             timeout=timeout, max_states=max_states, master=master,
         )
     else:
@@ -106,7 +110,7 @@ def check_history(
     if output == "json":
         click.echo(json.dumps(verdict_json(verdict, parsed, model), sort_keys=True))
     elif output == "edn":
-        click.echo(edn_result(verdict, Source(parsed)))
+        click.echo(edn_result(verdict, Source(parsed), model))
     else:
         lines = parsed.lines
         click.echo(explain(verdict, model, locate=lambda i: f"line {lines[i]}"))
@@ -131,10 +135,10 @@ def load_operations(parsed: ParsedHistory, model: SequentialModel) -> tuple[Oper
     except HistoryError as e:
         raise BadInput(f"line {lines[e.index]}: {e.message}") from None
     for o in operations:
-        problem = _problem(model, o)
+        problem = model.malformed(o)
         if problem is not None:
-            at = lines[o.ret] if problem[0] == "ret" and o.ret is not None else lines[o.call]
-            raise BadInput(f"line {at}: {problem[1]}")
+            at = lines[o.ret] if problem.at == "return" and o.ret is not None else lines[o.call]
+            raise BadInput(f"line {at}: {problem.reason}")
     # append concatenates strings: a key that is appended to holds strings only (writing an
     # integer there and appending to it has no meaning, and the model cannot step it)
     appended = {o.key for o in operations if o.f == "append"}
@@ -145,26 +149,6 @@ def load_operations(parsed: ParsedHistory, model: SequentialModel) -> tuple[Oper
                 raise BadInput(f"line {lines[o.call]}: key {thaw(o.key)!r} is appended to, so its values are "
                                f"strings; {o.f} of {thaw(new)!r}")
     return operations
-
-
-def _problem(model: SequentialModel, o: Operation) -> tuple[str, str] | None:
-    if o.f == "cas" and not (isinstance(o.input, tuple) and len(o.input) == 2):
-        return ("call", f"a cas takes [expected, new], got {thaw(o.input)!r}")
-    if o.f == "append" and not isinstance(o.input, str):
-        return ("call", f"append takes a string, got {thaw(o.input)!r}")
-    if model.name == "log" and o.f == "commit":
-        try:
-            commit_outcome(o.output)
-        except ValueError as e:
-            return ("ret", str(e))
-    if (
-        model.name == "log"
-        and o.f == "read"
-        and o.ret is not None
-        and (not isinstance(o.output, int) or isinstance(o.output, bool))
-    ):
-        return ("ret", f"a log read returns an epoch (integer), got {thaw(o.output)!r}")
-    return None
 
 
 def op_json(op: Op) -> dict[str, Any]:

@@ -28,11 +28,12 @@ from campaign.commands.progress import OPEN_ENDED, CampaignProgress
 from campaign.engines.base import Engine, EngineOptions, Task
 from campaign.engines.registry import make_engine
 from campaign.errors import BadInput, IOFailure
+from campaign.formats.text import counted
 from campaign.fuzz import FAIL_FAST, MAX_SECONDS, StopReason, plan, run_campaign, run_seed
 from campaign.report.aggregate import class_of, fixes_of, operations_line
 from campaign.run.findings import KnownFinding, known_finding
 from campaign.run.focus import NO_FOCUS, Focus
-from campaign.run.record import INT64_MAX, RunRecord
+from campaign.run.record import INT64_MAX, RunRecord, replay_file_command
 from campaign.store import CampaignDir
 
 
@@ -159,7 +160,7 @@ def _ending(folder: CampaignDir, stopped: _Ended, runs: int, max_seconds: float 
         return 128 + stopped.signum
     if folder.stopped_by == MAX_SECONDS:
         if runs >= OPEN_ENDED:
-            click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} runs; more with: {again}")
+            click.echo(f"stopped by --max-seconds {max_seconds:g} after {counted(done, 'run')}; more with: {again}")
         else:
             click.echo(f"stopped by --max-seconds {max_seconds:g} after {done} of {runs} runs; the rest with: {again}")
     elif folder.stopped_by == FAIL_FAST:
@@ -273,7 +274,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
     new = [r for r in failing if _known(r) is None]
     per_kind = ", ".join(f"{k} {sum(1 for r in rows if r['kind'] == k)}" for k in kinds)
     again = f", {resumed} of them from before --resume" if resumed else ""
-    click.echo(f"{len(rows)} runs ({per_kind}{again}), {len(failing)} failed "
+    click.echo(f"{counted(len(rows), 'run')} ({per_kind}{again}), {len(failing)} failed "
                f"({len(new)} new, {len(failing) - len(new)} known findings); results in {path}")
     if focus:
         click.echo(f"focus: {focus.text()}; {operations_line(rows)}")
@@ -286,7 +287,7 @@ def summarize_campaign(out: Path, path: Path, rows: list[dict[str, Any]], kinds:
         finding = _known(first)
         tag = f"KNOWN {finding.id} ({finding.klass})" if finding is not None else "FAIL"
         where = out / first["failure_file"] if first.get("failure_file") else None
-        command = shlex.join(["tcmcheck", "replay", str(where)]) if where is not None else first["replay"]
+        command = replay_file_command(where) if where is not None else first["replay"]
         click.echo(f"{tag}: {len(hits)} × {cls} (first: {first['kind']} seed {first['seed']})")
         click.echo(f"  {command}")
         if finding is not None:

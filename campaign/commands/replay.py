@@ -17,10 +17,10 @@ from attrs import evolve
 from campaign.commands.focus_options import focus_options
 from campaign.commands.options import check_mutant, parse_fixes
 from campaign.errors import BadInput
+from campaign.judge.evidence import evidence_lines
 from campaign.kinds import KINDS, checked, generated, load_failure
-from campaign.run.evidence import Evidence, evidence_lines
 from campaign.run.focus import Focus
-from campaign.run.record import RunSpec
+from campaign.run.record import Outcome, RunSpec
 from impl.metadata import InvalidTopology
 
 
@@ -35,19 +35,13 @@ def replay_doc(spec: RunSpec, where: str) -> dict[str, Any]:
         outcome = checked(spec)
     except InvalidTopology as e:  # impl refusing the topology is the input's fault
         raise BadInput(f"{where}: {e}") from None
-    return _verdict(spec, outcome.to_json(), outcome.evidence)
+    return _verdict(spec, outcome)
 
 
-def _verdict(spec: RunSpec, outcome: dict[str, Any], evidence: Evidence | None = None) -> dict[str, Any]:
-    out = {"kind": spec.kind, "seed": spec.seed, **outcome}
-    if evidence is not None:
-        out["evidence"] = evidence.to_json()
-    if spec.mutant is not None:
-        out["mutant"] = spec.mutant
-    if spec.fixes:
-        out["fixes"] = sorted(spec.fixes)
-    if spec.focus:
-        out["focus"] = spec.focus.to_doc()
+def _verdict(spec: RunSpec, outcome: Outcome) -> dict[str, Any]:
+    out = {**spec.identity(), **outcome.to_json()}
+    if outcome.payload is not None:
+        out.update(outcome.payload.to_doc())
     return out
 
 
@@ -87,7 +81,7 @@ def replay(file: str | None, kind: str | None, seed: int | None, mutant: str | N
         aim = Focus.parse(focus, faults, levels, kinds=(kind,))
         spec, crashed = generated(RunSpec(kind=kind, seed=seed, mutant=mutant, fixes=fixes, focus=aim))
         if crashed is not None:  # the generator (which runs the spec) crashed: that is the verdict
-            verdict = _verdict(spec, crashed.to_json())
+            verdict = _verdict(spec, crashed)
         else:
             verdict = replay_doc(spec, f"{kind} seed {seed}")
     for line in evidence_lines(verdict.get("evidence")):  # for a person, beside the JSON on stdout

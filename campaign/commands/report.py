@@ -22,6 +22,7 @@ import click
 
 from campaign.commands.backend import backend_options, spark_asked
 from campaign.errors import BadInput
+from campaign.formats.text import counted
 from campaign.outputs import check_output_file, write_output
 from campaign.report.aggregate import Tally, operation_shares
 from campaign.report.html import render, replay_of
@@ -104,14 +105,14 @@ def report(directories: tuple[str, ...], as_json: bool, html_out: Path | None, e
 
 
 def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path]) -> None:
-    click.echo(f"{s['runs']} runs, {s['failed']} failed" + (f" in {len(directories)} campaigns" if len(directories) > 1 else ""))
+    click.echo(f"{counted(s['runs'], 'run')}, {s['failed']} failed" + (f" in {len(directories)} campaigns" if len(directories) > 1 else ""))
     for kind, k in s["kinds"].items():
-        click.echo(f"  {kind}: {k['runs']} runs, {k['failed']} failed, {k['seconds']:.1f} s of work")
+        click.echo(f"  {kind}: {counted(k['runs'], 'run')}, {k['failed']} failed, {k['seconds']:.1f} s of work")
     cov = s.get("coverage", {})
     focus = {f: n for f, n in s.get("focus", {}).items() if f != "none"}
     if focus:
-        click.echo("focus: " + "; ".join(f"{f} ({n} runs)" for f, n in focus.items())
-                   + (f"; not aimed: {s['focus']['none']} runs" if s["focus"].get("none") else ""))
+        click.echo("focus: " + "; ".join(f"{f} ({counted(n, 'run')})" for f, n in focus.items())
+                   + (f"; not aimed: {counted(s['focus']['none'], 'run')}" if s["focus"].get("none") else ""))
     shares = operation_shares(cov.get("operations", {}))
     if shares:
         click.echo("operations started: " + ", ".join(f"{op} {n} ({share:.0%})" for op, (n, share) in shares.items()))
@@ -121,7 +122,7 @@ def _print(s: dict[str, Any], directories: tuple[str, ...], base: dict[str, Path
     if cov.get("paths"):
         click.echo("protocol paths (runs that took each, times taken):")
         for name, p in cov["paths"].items():
-            click.echo(f"  {name}: {p['runs']} runs, {p['times']} times")
+            click.echo(f"  {name}: {counted(p['runs'], 'run')}, {counted(p['times'], 'time')}")
     if cov.get("paths_never_reached"):
         click.echo("protocol paths never reached: " + ", ".join(cov["paths_never_reached"]))
     if s["causes"]:

@@ -19,12 +19,14 @@ from attrs import evolve
 
 from campaign.errors import BadInput
 from campaign.formats.scenario import load_scenario
+from campaign.judge.checks.liveness import stuck_evidence
+from campaign.judge.judgement import judge
 from campaign.outputs import check_distinct, check_output_file, write_output
 from campaign.run import variants
-from campaign.run.evidence import evidence_of, stuck_evidence
-from campaign.run.judge import judge
 from impl.bugs import check_names
 from impl.cluster import Cluster
+from observed.calls import ClientCall, CommitCall
+from observed.frozen import thaw
 
 
 @click.command(name="simulate")
@@ -68,11 +70,11 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     result = cluster.run()
     if trace_file is not None:
         write_output(trace_file, "".join(result.trace), "--trace")
-    client_ops = result.client_history if parsed.clients else result.commit_history
-    for path, ops, option in ((history_file, client_ops, "--history"),
-                              (commit_history_file, result.commit_history, "--commit-history")):
+    client_calls: tuple[ClientCall | CommitCall, ...] = result.clients if parsed.clients else result.commits
+    for path, calls, option in ((history_file, client_calls, "--history"),
+                                (commit_history_file, result.commits, "--commit-history")):
         if path is not None:
-            write_output(path, "".join(json.dumps(op.to_json(), sort_keys=True) + "\n" for op in ops), option)
+            write_output(path, "".join(json.dumps(doc, sort_keys=True) + "\n" for doc in history_docs(calls)), option)
     summary = result.summary()
     if logs:
         summary["logs"] = {n.id: [{"epoch": e.epoch, "entry_id": e.entry_id, "kind": e.kind}
@@ -86,10 +88,8 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     if check:
         judgement = judge(parsed, result)
         summary["judgement"] = judgement.summary()
-        causes = judgement.causes()
         code = 0 if judgement.valid else 1
-        evidence = evidence_of(result, judgement.clients, judgement.liveness, judgement.protocol.durability,
-                               [c.klass for c in causes]) if causes else None
+        evidence = judgement.evidence()
         if evidence is not None:  # as a failure file carries it (docs/fuzz.md); its lines name the stuck ones
             summary["judgement"]["evidence"] = evidence.to_json()
             lines = evidence.lines() + ([] if evidence.stuck else lines)
@@ -99,4 +99,19 @@ def simulate(scenario: str, seed: int, trace_file: str | None, history_file: str
     return code
 
 
-__all__ = ["simulate", "BadInput"]
+def history_docs(calls: tuple[ClientCall | CommitCall, ...]) -> list[dict[str, object]]:
+    """The calls' events in DESIGN's JSONL history shape, in the order the run recorded them,
+    each with the node that coordinated or submitted it (`node`)."""
+    events = sorted(((i, op, c) for c in calls for i, op in c.events()), key=lambda e: e[0])
+    out: list[dict[str, object]] = []
+    for _, op, c in events:
+        doc: dict[str, object] = {"process": op.process, "type": op.type, "f": op.f, "value": thaw(op.value),
+                                  "time": op.time,
+                                  "node": c.coordinator if isinstance(c, ClientCall) else c.node}
+        if op.key is not None:
+            doc["key"] = op.key
+        out.append(doc)
+    return out
+
+
+__all__ = ["BadInput", "history_docs", "simulate"]

@@ -22,8 +22,8 @@ from typing import Any
 from attrs import frozen
 
 from campaign.engines.base import EngineOptions, Keep, Task
+from campaign.judge import cause as C
 from campaign.kinds import error_record, run_one
-from campaign.run import cause as C
 from campaign.run.record import RunRecord
 
 

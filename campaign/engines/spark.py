@@ -20,8 +20,8 @@ from attrs import frozen
 from campaign import spark_session
 from campaign.engines.base import EngineOptions, Keep, Task
 from campaign.engines.local import work
+from campaign.judge import cause as C
 from campaign.kinds import error_record
-from campaign.run import cause as C
 from campaign.run.record import RunRecord
 
 

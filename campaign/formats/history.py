@@ -54,7 +54,7 @@ def detect_format(text: str) -> str:
     offset = 0
     for line in text.splitlines(keepends=True):
         at, offset = offset, offset + len(line)
-        s = line.strip()
+        s = line.strip().lstrip(",").lstrip()  # (commas are whitespace to EDN)
         if not s or s.startswith(";"):
             continue
         if s.startswith("INFO") and "jepsen.util" in s:
@@ -277,14 +277,27 @@ _PARSERS: dict[str, Callable[[str], ParsedHistory]] = {
 
 
 def infer_model(parsed: ParsedHistory) -> str:
-    """The model a history's operations call for, when the format does not say."""
+    """The model a history's operations call for, when the format does not say: by the `f`s
+    only one model has (`commit` the log, `get`/`put`/`append` kv, `cas` the cas-register,
+    `acquire`/`release` the mutex, `txn` the multi-register, `add` the set), else the register.
+    Enqueues and dequeues fit two queues that disagree on order: the user says which."""
     if parsed.model is not None:
         return parsed.model
     fs = {op.f for op in parsed.ops}
-    if "commit" in fs:
-        return "log"
-    if fs & {"get", "put", "append"}:
-        return "kv"
-    if "cas" in fs:
-        return "cas-register"
+    for names, model in _IMPLIED:
+        if fs & names:
+            return model
+    if fs & {"enqueue", "dequeue"}:
+        raise BadInput("a queue's history (enqueue, dequeue): pass --model fifo-queue or "
+                       "--model unordered-queue")
     return "register"
+
+
+_IMPLIED: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset({"commit"}), "log"),
+    (frozenset({"get", "put", "append"}), "kv"),
+    (frozenset({"cas"}), "cas-register"),
+    (frozenset({"acquire", "release"}), "mutex"),
+    (frozenset({"txn"}), "multi-register"),
+    (frozenset({"add"}), "set"),
+)

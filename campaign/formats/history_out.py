@@ -2,54 +2,25 @@
 the input's own format), or as Jepsen's EDN op maps (`check-history --output edn`).
 
 The file's text is read again only when something is printed: the parsers keep the checker's
-values (keywords as strings), not the input's spelling.
+values, not the input's spelling (the fields' order, a record's tag, commas).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from campaign.formats.history import ParsedHistory, json_array_items
-from campaign.formats.history_edn import Keyword, Symbol, read_items
+from campaign.formats.history_edn import client_maps
 from campaign.formats.jsonio import loads_json
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import Operation
+from observed.edn_values import Keyword, edn
 
 LABELS = {"jsonl": "JSONL", "json": "JSON", "edn": "EDN", "porcupine-kv": "Porcupine kv log",
           "porcupine-etcd": "Porcupine etcd log"}
 """How the failing sub-history's heading names each input format."""
-
-
-def edn(value: Any) -> str:
-    """`value` in EDN: nil, booleans, numbers, strings, keywords, symbols, vectors (tuples and
-    lists), sets and maps (insertion order kept)."""
-    if value is None:
-        return "nil"
-    if value is True or value is False:
-        return "true" if value else "false"
-    if isinstance(value, Keyword):
-        return f":{value.name}"
-    if isinstance(value, Symbol):
-        return value.name
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "##NaN" if math.isnan(value) else ("##Inf" if value > 0 else "##-Inf")
-        return repr(value)
-    if isinstance(value, str):
-        # JSON's escapes (\" \\ \n \t \uXXXX ...) are EDN's too
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list | tuple):
-        return "[" + " ".join(edn(v) for v in value) + "]"
-    if isinstance(value, frozenset | set):
-        return "#{" + " ".join(sorted(edn(v) for v in value)) + "}"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{edn(k)} {edn(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no EDN for {type(value).__name__}")
 
 
 _KEYWORD_VALUES = ("type", "f")
@@ -64,11 +35,11 @@ def _json_op_edn(obj: Mapping[str, Any]) -> str:
 
 def value_writer(fmt: str) -> Callable[[Any], str]:
     """How a value of a history in format `fmt` is written back (the HTML page's values): JSON
-    for `jsonl` and `json` (`null`), EDN for `edn` and Porcupine's logs (`nil`). The parsers keep
-    keywords as strings, so an EDN keyword value shows as a string."""
+    for `jsonl` and `json` (`null`), EDN for `edn` and Porcupine's logs (`nil`; a keyword value
+    as the keyword it was)."""
     if fmt in ("jsonl", "json"):
         return lambda v: json.dumps(thaw(v), ensure_ascii=False, default=str)
-    return lambda v: edn(thaw(v))
+    return edn
 
 
 class Source:
@@ -92,8 +63,7 @@ class Source:
     def _read(self) -> list[Any]:
         p = self.parsed
         if p.format == "edn":
-            maps = (m for _, m in read_items(p.text))
-            return [m for m in maps if _client_op(m)]
+            return [m for _, m in client_maps(p.text)]
         if p.format == "json":
             return [obj for _, obj in json_array_items(p.text)]
         lines = p.text.splitlines()
@@ -158,12 +128,6 @@ class Source:
         if self.format == "json":
             return ["[" + ",\n ".join(texts) + "]"]
         return texts
-
-
-def _client_op(m: dict[Any, Any]) -> bool:
-    """An op map the EDN parser keeps (an integer :process; the nemesis is skipped)."""
-    p = m.get(Keyword("process"))
-    return isinstance(p, int) and not isinstance(p, bool)
 
 
 __all__ = ["LABELS", "Source", "edn", "value_writer"]

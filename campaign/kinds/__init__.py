@@ -13,7 +13,6 @@ pure function of its `RunSpec`. A new kind is one module with these five functio
 
 from __future__ import annotations
 
-import json
 import random
 import time
 import traceback
@@ -26,10 +25,9 @@ from attrs import frozen
 from campaign.errors import BadInput
 from campaign.formats.fields import describe
 from campaign.formats.jsonio import in_file, load_json, parsing
+from campaign.judge import cause as C
 from campaign.kinds import refine, sim, stateful
-from campaign.run import cause as C
 from campaign.run.focus import NO_FOCUS, Focus
-from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunRecord, RunSpec
 from impl.bugs import NAMES as MUTANTS
 from impl.metadata import InvalidTopology
@@ -49,11 +47,14 @@ class Kind:
     """What shrinking makes smaller."""
     coverage: Callable[[dict[str, Any]], dict[str, Any]]
     """What the case exercises, for the report: {"transformations": {...}, "faults": {...}}."""
+    done: Callable[[Outcome], dict[str, Any]]
+    """What the run did, beyond what its case asked for, from its outcome (sim: the protocol
+    paths it took, how its operations ended)."""
 
 
 KINDS: dict[str, Kind] = {
     m.__name__.rsplit(".", 1)[1]: Kind(name=m.__name__.rsplit(".", 1)[1], generate=m.generate, parse=m.parse,
-                                       check=m.check, size=m.size, coverage=m.coverage)
+                                       check=m.check, size=m.size, coverage=m.coverage, done=m.done)
     for m in (sim, refine, stateful)
 }
 DEFAULT_KINDS = ("sim", "refine")
@@ -129,13 +130,10 @@ def error_record(run: int, spec: RunSpec, cause: C.Cause, duration_s: float) -> 
 def _record(run: int, spec: RunSpec, outcome: Outcome, duration_s: float) -> RunRecord:
     """A valid run keeps no case (its seed regenerates it); a failing one keeps it for its file."""
     assert spec.case is not None
-    coverage = KINDS[spec.kind].coverage(dict(spec.case))
-    if spec.kind == "sim":  # what the run did, not only what its case asked for
-        coverage["paths"] = paths(outcome.counters)
-        coverage["operations_ended"] = {name[len(sim.OPERATION_COUNTER):]: n for name, n in outcome.counters
-                                        if name.startswith(sim.OPERATION_COUNTER)}
+    kind = KINDS[spec.kind]
+    coverage = {**kind.coverage(dict(spec.case)), **kind.done(outcome)}
     return RunRecord(run=run, spec=spec if not outcome.valid else spec.with_case(None), outcome=outcome,
-                     duration_s=round(duration_s, 4), coverage=json.dumps(coverage, sort_keys=True))
+                     duration_s=round(duration_s, 4), coverage=coverage)
 
 
 def load_failure(path: str | Path) -> RunSpec:

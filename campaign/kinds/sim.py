@@ -4,25 +4,49 @@ The case is a scenario document (docs/simulate.md) drawn from the run's `random.
 (campaign/kinds/sim_generator.py): 3-12 nodes, racing schema workloads, client load beside
 topology operations driven by the nodes (or, in a few runs, steps submitted as scripted
 transformations), random network faults, partitions, crashes, repairs. The
-simulator (`impl.cluster.run_scenario`) runs it with the run's seed; the judge
-(campaign/run/judge.py) checks the logs, histories, metadata and progress; the run is valid iff
-the judgement has no cause.
+simulator (`impl.cluster.run_scenario`) runs it with the run's seed; the judge's checks
+(campaign/judge/) read what it observed; the run is valid iff the judgement has no cause. A sim
+outcome's payload (`SimPayload`) carries the schedule the run took and its failure's evidence.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from attrs import frozen
+
 from campaign.formats.scenario import parse_scenario
+from campaign.judge.evidence import Evidence
+from campaign.judge.judgement import judge
 from campaign.kinds.sim_generator import generate
-from campaign.run.evidence import evidence_of
-from campaign.run.judge import judge
 from campaign.run.operations import operations_of
+from campaign.run.paths import paths
 from campaign.run.record import Outcome, RunSpec
 from campaign.run.variants import planted
 from impl.cluster import run_scenario
+from observed.run import OperationEnd
+
+
+@frozen(kw_only=True)
+class SimPayload:
+    """What a sim outcome carries besides its verdict."""
+
+    decisions: tuple[tuple[str, int, int], ...] = ()
+    """The non-default decisions the run took, when recorded or scripted (schedule shrinking,
+    campaign/shrink/)."""
+    evidence: Evidence | None = None
+    """What a person needs to see the failure (campaign/judge/evidence.py): the key, the
+    operations, coordinators, replicas and epochs of a client anomaly, where an operation was
+    stuck, what became of the writes behind a durability cause."""
+
+    def to_doc(self) -> dict[str, Any]:
+        return {} if self.evidence is None else {"evidence": self.evidence.to_json()}
+
+
+def payload(outcome: Outcome) -> SimPayload:
+    """A sim outcome's payload (an empty one for an outcome that failed before judging)."""
+    return outcome.payload if isinstance(outcome.payload, SimPayload) else SimPayload()
 
 
 def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
@@ -35,13 +59,11 @@ def check(spec: RunSpec, record_decisions: bool = False) -> Outcome:
     summary["quiescent"] = result.quiescent
     summary["trace_hash"] = result.trace_hash
     causes = judgement.causes()
-    invokes = sum(1 for op in result.commit_history if op.type == "invoke")
     return Outcome(valid=not causes, cause=causes[0] if causes else None, causes=causes,
-                   final_epoch=result.final_epoch, steps=invokes,
+                   final_epoch=result.final_epoch, steps=len(result.commits),
                    counters=tuple(sorted((*result.counters, *operation_counters(result.operations).items()))),
-                   details=json.dumps(summary, sort_keys=True), decisions=result.decisions,
-                   evidence=evidence_of(result, judgement.clients, judgement.liveness, judgement.protocol.durability,
-                                        [c.klass for c in causes]) if causes else None)
+                   details=summary, payload=SimPayload(decisions=result.decisions,
+                                                       evidence=judgement.evidence() if causes else None))
 
 
 OPERATION_COUNTER = "operation "
@@ -49,15 +71,22 @@ OPERATION_COUNTER = "operation "
 (`operation replace completed`, `operation remove refused`): what the report counts as started."""
 
 
-def operation_counters(ended: Sequence[tuple[str, str, str]]) -> dict[str, int]:
-    """How the run's operations ended ((node, op, outcome) as impl records them), counted by
-    kind and the outcome's first word (`completed`, `cancelled`, `refused`, `rejected`,
-    `failed`, `skipped`)."""
+def operation_counters(ended: Sequence[OperationEnd]) -> dict[str, int]:
+    """How the run's operations ended, counted by kind and the outcome's first word
+    (`completed`, `cancelled`, `refused`, `rejected`, `failed`, `skipped`)."""
     out: dict[str, int] = {}
-    for _, op, outcome in ended:
-        key = f"{OPERATION_COUNTER}{op} {outcome.split(':')[0].split(' ')[0]}"
+    for e in ended:
+        key = f"{OPERATION_COUNTER}{e.op} {e.outcome.split(':')[0].split(' ')[0]}"
         out[key] = out.get(key, 0) + 1
     return out
+
+
+def done(outcome: Outcome) -> dict[str, Any]:
+    """What the run did, not only what its case asked for: the protocol paths it took
+    (campaign/run/paths.py) and how its operations ended."""
+    return {"paths": paths(outcome.counters),
+            "operations_ended": {name[len(OPERATION_COUNTER):]: n for name, n in outcome.counters
+                                 if name.startswith(OPERATION_COUNTER)}}
 
 
 def parse(case: Any) -> None:
@@ -120,4 +149,4 @@ def coverage(case: dict[str, Any]) -> dict[str, Any]:
             "operations": dict(sorted(ops.items()))}
 
 
-__all__ = ["OPERATION_COUNTER", "check", "coverage", "generate", "operation_counters", "parse", "size", "steps"]
+__all__ = ["OPERATION_COUNTER", "SimPayload", "check", "done", "payload", "coverage", "generate", "operation_counters", "parse", "size", "steps"]

@@ -71,7 +71,7 @@ class Detection:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "detected": self.detected, "seconds": self.seconds,
                 "cause": self.cause, "shrunk_size": self.sizes(), "size": self.size,
-                "seed": self.seed, "runs": self.runs, "replay": self.replay()}
+                "seed": self.seed, "runs": self.runs}
 
 
 def kind_of(name: str | None) -> str:

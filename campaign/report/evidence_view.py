@@ -1,6 +1,6 @@
 """A sim failure's evidence on the report page (issue 23: "`report --html` shows it as a per-key
 timeline beside the topology steps"), drawn from the failure file's `evidence`
-(campaign/run/evidence.py, as JSON: the report loads no simulator).
+(campaign/judge/evidence.py, as JSON: the report loads no simulator).
 
 The timeline has one lane per operation of the evidence (the key's smallest failing sub-history
 and the write the stale read missed), a bar from its invocation to its completion labelled with
@@ -17,8 +17,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from campaign.judge.evidence import Evidence
 from campaign.report import plotting as P
-from campaign.run.evidence import Evidence
 
 STALE = P.NEW
 MISSED = P.KNOWN

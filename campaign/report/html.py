@@ -13,15 +13,16 @@ The header says what the campaigns focused on. Sizes, wrapping and legends: camp
 from __future__ import annotations
 
 import html
-import shlex
 from pathlib import Path
 from typing import Any
 
+from campaign.formats.text import counted
 from campaign.report import plotting as P
 from campaign.report.aggregate import operation_shares
 from campaign.report.plotting import KNOWN, NEW, OK
 from campaign.report.timelines import timelines
 from campaign.run.findings import known_finding
+from campaign.run.record import replay_file_command
 
 MAX_CAUSES = 25
 """Cause classes in the causes chart (the most frequent; the table below lists them all)."""
@@ -238,7 +239,7 @@ def render(s: dict[str, Any], dirs: list[str], base: dict[str, Path]) -> str:
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>tcmcheck campaign report</title><style>{_CSS}</style></head><body>",
              f"<h1>tcmcheck campaign report: {esc(', '.join(dirs))}</h1>",
-             f"<p>{s['runs']} runs, {s['failed']} failed.</p>", _focus(s),
+             f"<p>{counted(s['runs'], 'run')}, {s['failed']} failed.</p>", _focus(s),
              "<table><tr><th>kind</th><th>runs</th><th>failed</th><th>seconds of work</th></tr>"]
     for kind, k in s["kinds"].items():
         parts.append(f"<tr><td>{esc(kind)}</td><td>{k['runs']}</td><td>{k['failed']}</td><td>{k['seconds']:.1f}</td></tr>")
@@ -292,12 +293,12 @@ def _focus(s: dict[str, Any]) -> str:
     aimed = {f: n for f, n in focus.items() if f != "none"}
     if not aimed:
         return "<p class=focus>Focus: none (the generator's own mix).</p>"
-    rest = f"; not aimed: {focus['none']} runs" if focus.get("none") else ""
-    return "<p class=focus>Focus: " + html.escape("; ".join(f"{f} ({n} runs)" for f, n in aimed.items()) + rest) + "</p>"
+    rest = f"; not aimed: {counted(focus['none'], 'run')}" if focus.get("none") else ""
+    return "<p class=focus>Focus: " + html.escape("; ".join(f"{f} ({counted(n, 'run')})" for f, n in aimed.items()) + rest) + "</p>"
 
 
 def replay_of(f: dict[str, Any], base: dict[str, Path]) -> str:
     """The command that replays a failure: its failure file's, or the row's own (older campaigns)."""
     if f.get("failure_file"):
-        return shlex.join(["tcmcheck", "replay", str(base.get(f.get("dir") or "", Path(".")) / f["failure_file"])])
+        return replay_file_command(base.get(f.get("dir") or "", Path(".")) / f["failure_file"])
     return str(f.get("replay") or "")

@@ -22,6 +22,8 @@ from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from campaign.report import plotting as P
 from campaign.report.evidence_view import evidence_html
+from campaign.run.record import replay_file_command
+from spec.fixes import check_names, execute
 from spec.metadata import ClusterMetadata
 from spec.transformations import Rejected
 
@@ -30,13 +32,14 @@ MAX_STEP_LABELS = 48
 """Step names on a refine timeline's axis; 90-degree 7-point names need ~16 px each."""
 
 
-def _spec_steps(case: dict[str, Any]) -> list[tuple[str, bool, int]]:
-    """(kind, accepted, epoch after) for each transformation, by running the spec (no prover)."""
+def _spec_steps(case: dict[str, Any], fixes: frozenset[str] = frozenset()) -> list[tuple[str, bool, int]]:
+    """(kind, accepted, epoch after) for each transformation, by running the spec with the run's
+    proposed fixes (a step a fix refuses is drawn refused; no prover)."""
     m = ClusterMetadata.initial(parse_topology(case["topology"], "case topology"))
     out = []
     for i, t_json in enumerate(case["transformations"]):
         t = parse_transformation(t_json, f"transformations[{i}]")
-        r = t.execute(m)
+        r = execute(t, m, fixes)
         ok = not isinstance(r, Rejected)
         if ok:
             m = r.metadata  # type: ignore[union-attr]
@@ -51,7 +54,7 @@ def _heading(doc: dict[str, Any], shrunk: bool) -> str:
 def timeline_refine(doc: dict[str, Any], shrunk: bool = False) -> Any:
     case, details = doc["case"], doc["verdict"].get("details") or {}
     try:
-        steps = _spec_steps(case)
+        steps = _spec_steps(case, check_names(doc.get("fixes", [])))
     except Exception:  # noqa: BLE001 (a hand-edited file: draw what can be drawn)
         steps = [(str(t.get("kind")), True, i) for i, t in enumerate(case.get("transformations", []))]
     heading = P.wrap(_heading(doc, shrunk), 110)
@@ -145,7 +148,7 @@ def timelines(s: dict[str, Any], base: dict[str, Path]) -> list[tuple[str, str, 
         except Exception:  # noqa: BLE001 (a missing or edited failure file: skip its timeline)
             continue
         seen.add(cls)
-        where = f"shrunk: tcmcheck replay {small}; unshrunk: {path}" if shown == small else f"tcmcheck replay {path}"
+        where = f"shrunk: {replay_file_command(small)}; unshrunk: {path}" if shown == small else replay_file_command(path)
         ev_fig, ev_text = evidence_html(doc, "evidence: " + _heading(doc, shown == small))
         extra = ev_text if ev_fig is None else (
             f"<figure data-plot=\"evidence\">{P.svg(ev_fig)}<figcaption>the evidence of {html.escape(cls)}: "

@@ -4,5 +4,5 @@ known findings (`findings`).
 
 It sits above spec/, impl/, checkers/ and campaign/formats/ and below strategies/, the run kinds
 (campaign/kinds/) and everything that runs campaigns. Import the modules, not this package: it
-re-exports nothing, so `campaign.run.cause` (what a report needs) does not load the simulator.
+re-exports nothing, so `campaign.judge.cause` (what a report needs) does not load the simulator.
 """

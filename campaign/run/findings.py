@@ -3,7 +3,7 @@ impl/ follow, let an invariant break (docs/findings.md has each one in full; eac
 report for Cassandra's committers in docs/findings/ID.md).
 
 A campaign still runs and records every failing run; a failure whose cause class
-(`Cause.klass`, campaign/run/cause.py) is listed here is reported apart as a known finding,
+(`Cause.klass`, campaign/judge/cause.py) is listed here is reported apart as a known finding,
 with its class, instead of failing the campaign, so that a new bug stands out. `tcmcheck fuzz
 --strict` fails on known findings too. Each finding names its proposed fix (spec/fixes.py,
 impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on. Remove an entry
@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from attrs import field, frozen
 from attrs.validators import in_
 
-from campaign.run.cause import (
+from campaign.judge.cause import (
     LOST_BY_SINGLE_SOURCE,
     RELAXED_BARRIER,
     SINGLE_SOURCE_LOSS,

@@ -10,9 +10,9 @@ that a part of a run's identity cannot be dropped on the way (shrinking once los
 The failure document (`tcmcheck fuzz` writes one per failing run):
 `{"tcmcheck_failure": 1, "kind", "seed", "case", "verdict", "mutant"?, "fixes"?, "focus"?, "evidence"?}`
 (`focus`: what the run's generator was aimed at, campaign/run/focus.py; the case already
-reflects it, so the file alone replays; a run regenerated from its seed needs it. `evidence`:
-a sim failure's evidence, campaign/run/evidence.py; written, never read back: replay makes it
-again).
+reflects it, so the file alone replays; a run regenerated from its seed needs it. What the
+run's kind adds (`Outcome.payload`): a sim failure's `evidence`, campaign/judge/evidence.py;
+written, never read back: replay makes it again).
 """
 
 from __future__ import annotations
@@ -21,17 +21,21 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from attrs import evolve, field, frozen
 
 from campaign.errors import BadInput
 from campaign.formats.fields import describe, integer, obj
-from campaign.run.cause import Cause
-from campaign.run.evidence import Evidence
+from campaign.judge.cause import Cause
 from campaign.run.focus import NO_FOCUS, Focus
 
 INT64_MAX = 2**63 - 1
+
+
+def replay_file_command(path: str | Path) -> str:
+    """The command that replays a failure file (pasteable in any shell: the path is quoted)."""
+    return shlex.join(["tcmcheck", "replay", str(path)])
 
 
 @frozen(kw_only=True)
@@ -53,25 +57,31 @@ class RunSpec:
         """The one command that re-runs this run: its failure file when there is one (the case
         as recorded, which a shrunk or reshaped case needs), else regenerated from the seed."""
         if path is not None:
-            return shlex.join(["tcmcheck", "replay", str(path)])
+            return replay_file_command(path)
         mutant = f" --mutant {self.mutant}" if self.mutant else ""
         fix = "".join(f" --fix {f}" for f in sorted(self.fixes))
         focus = "".join(f" {shlex.quote(w)}" for w in self.focus.options())
         return f"tcmcheck replay --kind {self.kind} --seed {self.seed}{mutant}{fix}{focus}"
 
-    def to_doc(self, outcome: Outcome) -> dict[str, Any]:
-        """The failure document of this run (it must carry its case)."""
-        assert self.case is not None, "a failure document needs the case"
-        doc: dict[str, Any] = {"tcmcheck_failure": 1, "kind": self.kind, "seed": self.seed,
-                               "case": self.case, "verdict": outcome.to_json()}
+    def identity(self) -> dict[str, Any]:
+        """The run's identity as a document's fields (a failure file's, replay's verdict's):
+        kind and seed, and the mutant, fixes and focus it has."""
+        doc: dict[str, Any] = {"kind": self.kind, "seed": self.seed}
         if self.mutant is not None:
             doc["mutant"] = self.mutant
         if self.fixes:
             doc["fixes"] = sorted(self.fixes)
         if self.focus:
             doc["focus"] = self.focus.to_doc()
-        if outcome.evidence is not None:
-            doc["evidence"] = outcome.evidence.to_json()
+        return doc
+
+    def to_doc(self, outcome: Outcome) -> dict[str, Any]:
+        """The failure document of this run (it must carry its case)."""
+        assert self.case is not None, "a failure document needs the case"
+        doc: dict[str, Any] = {"tcmcheck_failure": 1, **self.identity(), "case": self.case,
+                               "verdict": outcome.to_json()}
+        if outcome.payload is not None:
+            doc.update(outcome.payload.to_doc())
         return doc
 
     def to_text(self, outcome: Outcome) -> str:
@@ -107,6 +117,15 @@ class RunSpec:
         return cls(kind=doc["kind"], seed=seed, case=case, mutant=mutant, fixes=frozenset(named), focus=focus)
 
 
+class Payload(Protocol):
+    """What a run's kind adds to its outcome besides the verdict (sim: the schedule it took and
+    the evidence of its failure, campaign/kinds/sim.py)."""
+
+    def to_doc(self) -> dict[str, Any]:
+        """What a failure document (and replay's verdict) carries of it."""
+        ...
+
+
 @frozen(kw_only=True)
 class Outcome:
     """The verdict of one run (everything but timing): plain data, picklable."""
@@ -116,18 +135,15 @@ class Outcome:
     final_epoch: int
     steps: int
     counters: tuple[tuple[str, int], ...]
-    details: str
-    """JSON text: the judgement summary (sim) or the per-step evidence (refine)."""
+    details: Mapping[str, Any] = field(eq=True, hash=False)
+    """The judgement's summary (sim), the per-step evidence (refine), or the error, as JSON
+    values."""
     causes: tuple[Cause, ...] = ()
     """Every check that failed, in the judge's order (`cause` is the first); empty when only one
     check ran."""
-    decisions: tuple[tuple[str, int, int], ...] = ()
-    """sim: the non-default decisions the run took, when recorded or scripted (schedule
-    shrinking, campaign/shrink/); not part of the verdict."""
-    evidence: Evidence | None = None
-    """sim: what a person needs to see the failure (campaign/run/evidence.py): the key, the
-    operations, coordinators, replicas and epochs of a client anomaly, or where an operation
-    was stuck; failure files carry it under `evidence`. Not part of the verdict."""
+    payload: Payload | None = None
+    """What the run's kind adds (campaign/kinds/sim.py: its decisions and evidence); not part of
+    the verdict."""
 
     def __attrs_post_init__(self) -> None:
         assert self.valid == (self.cause is None), "a run is valid iff it has no cause"
@@ -136,13 +152,13 @@ class Outcome:
     def failed(cls, cause: Cause, *, steps: int = 0, details: Mapping[str, Any] | None = None) -> Outcome:
         """A run that failed before it had a verdict of its own (a crash, a dead worker)."""
         return cls(valid=False, cause=cause, causes=(cause,), final_epoch=0, steps=steps, counters=(),
-                   details=json.dumps(dict(details or {"error": cause.text})))
+                   details=dict(details or {"error": cause.text}))
 
     def to_json(self) -> dict[str, Any]:
         return {"valid": self.valid, "cause": None if self.cause is None else self.cause.text,
                 "cause_class": None if self.cause is None else self.cause.klass,
                 "final_epoch": self.final_epoch, "steps": self.steps, "counters": dict(self.counters),
-                "details": json.loads(self.details)}
+                "details": dict(self.details)}
 
 
 @frozen(kw_only=True)
@@ -154,8 +170,8 @@ class RunRecord:
     spec: RunSpec
     outcome: Outcome
     duration_s: float
-    coverage: str = "{}"
-    """JSON text: what the case exercised (the kind's `coverage`), for the report's plots."""
+    coverage: Mapping[str, Any] = field(factory=dict, eq=True, hash=False)
+    """What the case exercised (the kind's `coverage`), for the report's plots."""
 
     @property
     def failure(self) -> str | None:
@@ -172,9 +188,9 @@ class RunRecord:
                 "cause_class": None if o.cause is None else o.cause.klass,
                 "final_epoch": o.final_epoch, "steps": o.steps,
                 "counters_json": json.dumps(dict(o.counters), sort_keys=True),
-                "coverage_json": self.coverage, "mutant": s.mutant,
+                "coverage_json": json.dumps(dict(self.coverage), sort_keys=True), "mutant": s.mutant,
                 "fix": ",".join(sorted(s.fixes)) or None, "focus": s.focus.text() if s.focus else None,
                 "replay": s.replay_command(), "duration_s": self.duration_s}
 
 
-__all__ = ["INT64_MAX", "Outcome", "RunRecord", "RunSpec"]
+__all__ = ["INT64_MAX", "Outcome", "Payload", "RunRecord", "RunSpec", "replay_file_command"]

@@ -9,6 +9,8 @@ replays the same variant of impl. sim runs shrink by their scenario and schedule
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from attrs import frozen
 
 from campaign.kinds import KINDS
@@ -32,18 +34,31 @@ class Shrunk:
     """sim: steps and schedule events, before and after."""
 
 
+def _sim(spec: RunSpec, max_checks: int) -> Shrunk:
+    assert spec.case is not None
+    size = KINDS[spec.kind].size
+    small, outcome, checks, before, after = shrink_sim(spec, max_checks=max_checks)
+    return Shrunk(spec=spec.with_case(small), outcome=outcome, checks=checks,
+                  size_before=size(dict(spec.case)), size_after=size(small), sim_before=before, sim_after=after)
+
+
+def _greedy(spec: RunSpec, max_checks: int) -> Shrunk:
+    assert spec.case is not None
+    size = KINDS[spec.kind].size
+    small, outcome, checks = shrink_case(spec, max_checks=max_checks)
+    return Shrunk(spec=spec.with_case(small), outcome=outcome, checks=checks,
+                  size_before=size(dict(spec.case)), size_after=size(small))
+
+
+SHRINKERS: dict[str, Callable[[RunSpec, int], Shrunk]] = {"sim": _sim}
+"""A kind's own shrinker; any other kind shrinks by greedy deletion of its case's items."""
+
+
 def shrink(spec: RunSpec, *, max_checks: int = 2000) -> Shrunk:
     """The smallest failing variant of `spec` found within `max_checks` runs; ValueError when it
     does not fail."""
     assert spec.case is not None
-    size = KINDS[spec.kind].size
-    if spec.kind == "sim":
-        small, outcome, checks, before, after = shrink_sim(spec, max_checks=max_checks)
-        return Shrunk(spec=spec.with_case(small), outcome=outcome, checks=checks,
-                      size_before=size(dict(spec.case)), size_after=size(small), sim_before=before, sim_after=after)
-    small, outcome, checks = shrink_case(spec, max_checks=max_checks)
-    return Shrunk(spec=spec.with_case(small), outcome=outcome, checks=checks,
-                  size_before=size(dict(spec.case)), size_after=size(small))
+    return SHRINKERS.get(spec.kind, _greedy)(spec, max_checks)
 
 
 __all__ = ["Shrunk", "SimSize", "shrink"]

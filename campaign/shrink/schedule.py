@@ -17,6 +17,7 @@ from attrs import frozen
 
 from campaign.errors import BadInput
 from campaign.kinds import checked
+from campaign.kinds.sim import payload
 from campaign.kinds.sim import steps as sim_steps
 from campaign.run.record import Outcome, RunSpec
 from campaign.shrink.greedy import drop_node, shrink_case
@@ -48,9 +49,9 @@ def shrink_sim(spec: RunSpec, *, max_checks: int = 2000
     first = checked(spec, record_decisions=True)
     if first.cause is None:
         raise ValueError("the case does not fail: nothing to shrink")
-    before = SimSize(steps=sim_steps(case), events=len(first.decisions))
+    before = SimSize(steps=sim_steps(case), events=len(payload(first).decisions))
     state = _Shrinking(first.cause.klass, spec, max_checks)
-    best = {**case, "decisions": [list(d) for d in first.decisions]}
+    best = {**case, "decisions": [list(d) for d in payload(first).decisions]}
     best_outcome = first
     if "decisions" not in case:
         # the seeded run replayed from its recording: the same run (impl/sim/decisions.py)
@@ -142,7 +143,7 @@ class _Shrinking:
             return None
         if o.cause is None or o.cause.klass != self.target:
             return None
-        return {**candidate, "decisions": [list(d) for d in o.decisions]}, o
+        return {**candidate, "decisions": [list(d) for d in payload(o).decisions]}, o
 
 
 Pass = Callable[[dict[str, Any], _Shrinking], "tuple[dict[str, Any], Outcome] | None"]

@@ -1,43 +1,63 @@
-"""The compiled search, asked for a part before `refute` and the Python search: `straight_through`.
+"""The compiled search: asked for a part before `refute` and the Python search
+(`straight_through`), and run beside the Python search of a part nothing else decided
+(`Alongside`).
 
 Why: on a part whose search runs nearly straight through (ten clients over eight keys: about
 one op of the key in flight at a time, 1.2-4 steps an op), a check spends its time on what a
 step costs, not on the number of steps, and a step of the Python loop (search.py) with its
-set-up costs 2-5 us. `cwgl.c` is the plain Wing–Gong/Lowe search (Porcupine's), with two
-of search.py's rules, in C; it steps the register and kv ops itself (`model.step_kinds`)
-and any other model's ops by calling their compiled steps.
+set-up costs 2-5 us. `cwgl.c` is the Wing–Gong/Lowe search (Porcupine's), with three of
+search.py's rules and its own order of candidates, in C; it steps the register and kv ops
+itself (`Tactics.step_kinds`, their states interned) and any other model's ops by calling
+their compiled steps.
 
-It is asked only where it runs straight: a part whose ok ops have on average more than
-`MAX_OVERLAP` others in flight at their call is left to the Python search at once (the plain
-search backtracks there, and search.py's reductions win), and it gives up after
-`STEPS_PER_OP` steps an op.
+`straight_through` is asked only where it runs straight: a part whose ok ops have on average
+more than `MAX_OVERLAP` others in flight at their call is left to the rest of the cascade (the
+plain search backtracks there), and it gives up after `STEPS_PER_OP` steps an op. Where the
+Python search then runs, `Alongside` runs the compiled search beside it, a slice each in turn:
+neither is faster everywhere (docs/check-history.md, "The compiled search").
 
 What it may do to a verdict: nothing. It answers only with an order; the order is checked
 from scratch (`witnessed`: real time, and every output by the model) before it counts, and
 with no order (not asked, budget spent, or the part not linearizable) the part is decided as
 before: `refute`, then the Python search, which finds the evidence. Without the compiled
-module (no C compiler at install) the answer is always None: the same verdicts, slower
-(tests/checkers/test_compiled.py fails then, saying so). The order it finds may differ from
-the Python search's: another linearization of the same part.
+module (no C compiler at install), or with `TCMCHECK_PURE_PYTHON=1` (not even imported then),
+the answer is always None: the same verdicts, slower (tests/checkers/linearizability/
+test_compiled.py requires the module only where CI asks it to: `TCMCHECK_REQUIRE_COMPILED=1`).
+The order it finds may differ from the Python search's: another linearization of the same part.
 """
-
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable
+from itertools import islice
+from operator import le
 from types import ModuleType
 from typing import Any
 
+from checkers.linearizability.bounds import SLICE
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.search import found_order
+from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
 from checkers.linearizability.witness import witnessed
 
-cwgl: ModuleType | None
-try:
-    from checkers.linearizability import cwgl
-except ImportError:  # built without a C compiler: the Python search decides every part
-    cwgl = None
+PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
+"""The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
+or 0) and cwgl is not even imported; every part is decided in Python, with the same verdicts
+(for a suspected fault in the C code, or to compare). Read once, when this module is imported."""
+
+
+def pure_python() -> bool:
+    """Is the compiled search switched off (`TCMCHECK_PURE_PYTHON`)?"""
+    return os.environ.get(PURE_PYTHON, "") not in ("", "0")
+
+
+cwgl: ModuleType | None = None
+if not pure_python():
+    try:
+        from checkers.linearizability import cwgl
+    except ImportError:  # built without a C compiler: the Python search decides every part
+        cwgl = None
 
 STEPS_PER_OP = 8
 """The budget, in steps per op of the part, plus `STEPS_AT_LEAST` (a step: one op tried in
@@ -66,27 +86,87 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
+    # (no twins: they spare a search that backtracks, which this one is not asked to be, and
+    # finding them is a fixed cost of every part asked)
+    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False)
+    if budget is None:
+        budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
+    order, taken = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds, steps, forced,
+                                            twins)
+    return None if order is None else _shown(model, key, ops, ordered, order, taken)
+
+
+ALONGSIDE_SLICE = 32 * SLICE
+"""Steps of the compiled search `Alongside` takes for each slice of the Python search: about as
+long (one slice of the Python search, 2,048 of its iterations, took as long as 50,000-70,000
+compiled steps on the kv parts of 50 clients measured, CPU time; docs/performance/
+check-history.md, issue 35), so neither search costs more than about twice the other's time."""
+
+
+class Alongside:
+    """The compiled search of a part the Python search has (the cascade did not decide it),
+    run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
+    costs at most about twice what the faster of the two takes. The Python search prunes by
+    value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
+    million steps); a configuration costs it about 50 times a step here. An order found here is
+    checked from scratch (`witnessed`) like any other; no order (the part not linearizable, or
+    the memo at its cap) leaves the part to the Python search, which finds the evidence."""
+
+    def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> None:
+        assert cwgl is not None
+        self.model, self.key, self.ops = model, key, ops
+        self.ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
+        self.search = cwgl.Searcher(self.ordered, by_ret, model.init, kinds, steps, forced, twins)
+        self.out = False
+
+    @property
+    def memo(self) -> int:
+        """Configurations in its memo (held like the Python search's)."""
+        return int(self.search.memo)
+
+    def advance(self, steps: int | None = None) -> PartitionResult | None:
+        """Up to `steps` more steps (`ALONGSIDE_SLICE`): the part's result once it found an
+        order (checked); else None, and `out` once it has no more to say (no order, or a
+        wrong one)."""
+        order = self.search.advance(ALONGSIDE_SLICE if steps is None else steps)
+        if order is False:
+            return None
+        self.out = True
+        if order is None:
+            return None
+        return _shown(self.model, self.key, self.ops, self.ordered, order, int(self.search.taken))
+
+
+def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Alongside | None:
+    """The compiled search to run beside the Python search of a part, or None (not built)."""
+    return None if cwgl is None or not ops else Alongside(model, key, ops)
+
+
+def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: bool = True) -> tuple[Any, ...]:
+    """What cwgl is given for a part: (ops in call order, the ok ones by return, kinds, steps,
+    forced, twins or None)."""
     ordered = ops
     calls = [o.call for o in ops]
-    if any(a > b for a, b in zip(calls, calls[1:], strict=False)):
+    if not all(map(le, calls, islice(calls, 1, None))):  # (at C speed: a fixed cost of every part)
         ordered = tuple(sorted(ops, key=lambda o: o.call))  # (paired ops come in call order already)
     rets: list[Any] = [o.ret for o in ordered]
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
-    if budget is None:
-        budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
-    kinds = model.step_kinds
+    kinds = model.tactics.step_kinds
+    read_only = model.tactics.read_only
+    twins = ok_twins(ordered, by_ret, read_only) if with_twins else None
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
-        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, dict(kinds), None, None)
-    else:
-        stepper, read_only = model.stepper, model.read_only
-        found = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, None,
-                                         [stepper(o) for o in ordered], [o.f in read_only for o in ordered])
-    order, taken = found
-    if order is None:
-        return None
+        return ordered, by_ret, dict(kinds), None, None, twins
+    return (ordered, by_ret, None, [stepper(model, o) for o in ordered], [o.f in read_only for o in ordered],
+            twins)
+
+
+def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], ordered: tuple[Operation, ...],
+           order: list[int], taken: int) -> PartitionResult | None:
+    """The part's result from the compiled search's order, checked from scratch; None for a
+    wrong order (never: tests/checkers/test_compiled.py)."""
     line = tuple([ordered[p] for p in order])
     shown = witnessed(model, key, line, range(len(line)))
-    if shown is None:  # (a wrong order: never, tests/checkers/test_compiled.py)
+    if shown is None:
         return None
     # the info ops it did not linearize took effect last (as good as never: nothing observes it)
     placed = set(order)
@@ -94,3 +174,23 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     states = list(shown.states)
     return found_order(model, key, ops, list(shown.linearization), states,
                        states[-1] if states else model.init, unused, taken)
+
+
+def ok_twins(ops: tuple[Operation, ...], by_ret: list[int], read_only: frozenset[str]) -> list[int] | None:
+    """Per position, the ok op alike it (same f, key, input and output; not a read) that
+    returns just before it, or -1 (as the Python search's `Layout._ok_twins`): while both may
+    come next, the search tries only the earlier one (cwgl.c, `set_twins`, says why that loses
+    no linearization). None where a value is unhashable (ops built by hand): no twins."""
+    twin = [-1] * len(ops)
+    last: dict[Hashable, int] = {}
+    try:
+        for i in by_ret:
+            o = ops[i]
+            if o.f in read_only:
+                continue
+            alike = (o.f, o.key, o.input, o.output)
+            twin[i] = last.get(alike, -1)
+            last[alike] = i
+    except TypeError:
+        return None
+    return twin

@@ -1,30 +1,36 @@
 /* The Wing–Gong/Lowe search of one part, compiled: what `compiled.py` asks before the Python
  * search (search.py) for a part that runs nearly straight through, where the Python loop's
- * cost per step, not the number of steps, is what a check spends.
+ * cost per step, not the number of steps, is what a check spends (`first_linearization`); and
+ * the same search run in slices beside the Python search of a part nothing else decided
+ * (`Searcher`, `compiled.Alongside`).
  *
  * It is the plain algorithm (Lowe's "Testing for linearizability", 2017; Porcupine's search
  * is the same): the calls and returns of the part in one doubly-linked list in time order;
- * at the first entry, a call is linearized if the model accepts it there (its call and
- * return leave the list), a return means the configuration failed (back to the last op
- * linearized, which goes back into the list, and on to the entry after its call). Failed
- * configurations (set of ops linearized, state) are memoized. Two rules of the Python
+ * a call before the first return is linearized if the model accepts it there (its call and
+ * return leave the list); when none is, the configuration failed (back to the last op
+ * linearized, which goes back into the list, and on to the next candidate). Failed
+ * configurations (set of ops linearized, state) are memoized. Three rules of the Python
  * search are kept, each argued in docs/check-history.md ("The search"): a read that fits is
- * the only thing tried from its configuration, and an info op that leaves the state as it
- * was is not taken (as good as never taking effect). An info op (no return) never has to be
- * linearized: the search ends when every ok op is.
+ * the only thing tried from its configuration; an info op that leaves the state as it was is
+ * not taken (as good as never taking effect); of two alike ok ops that may both come next,
+ * only the one that returns first is tried (`set_twins`). An info op (no return) never has to
+ * be linearized: the search ends when every ok op is. The candidates are tried in an order of
+ * their own (`search_run`): the earliest return's op, then what it needs, then the others.
  *
- * States stay Python objects (any hashable value, compared with ==). The register and kv ops
- * are stepped here by the rules of values.py's `_COMPILERS` (the model's `step_kinds`; a test
- * checks they agree), any other model's by calling the op's compiled step (`compile_op`).
- * A part is searched only if on average at most `max_overlap` other ok ops are in flight at
- * an ok op's call (else it would backtrack: compiled.py). The answer is only an order: the
- * caller checks it from
- * scratch (`witness.witnessed`) before it counts, and on no answer (the step budget spent, or
- * no order found) decides the part the Python way, so this code can cost time, never a verdict.
+ * The register and kv ops are stepped here by the rules of values.py's `_COMPILERS` (the
+ * model's `step_kinds`; a test checks they agree), their states interned as numbers
+ * (`intern_all`); any other model's by calling the op's compiled step (`compile_op`), its
+ * states Python objects (any hashable value, compared with ==). `first_linearization` searches
+ * a part only if on average at most `max_overlap` other ok ops are in flight at an ok op's
+ * call (else it would backtrack: compiled.py). The answer is only an order: the caller checks
+ * it from scratch (`witness.witnessed`) before it counts, and on no answer (the step budget
+ * spent, or no order found) decides the part the Python way, so this code can cost time,
+ * never a verdict.
  *
- * One file of ~700 lines, past the project's ~400, because it is one extension module: the
- * memo, the register and kv step rules, the search and the module's glue, each short, which
- * split across files would need headers and a build of several sources for no reader's gain.
+ * One file of ~1,400 lines, past the project's ~400, because it is one extension module: the
+ * memo, the interned states, the register and kv step rules, the search and the module's glue,
+ * each short, which split across files would need headers and a build of several sources for
+ * no reader's gain.
  *
  * No global state, no clock, no randomness: the same arguments give the same answer. (The
  * memo's slots depend on the states' hashes, which for str vary with PYTHONHASHSEED; what the
@@ -39,50 +45,64 @@
 
 /* ---- the memo: failed (bits, state), open addressing ------------------------------------- */
 
-/* The memo's cap, in words of the sets it keeps (a set is a bit per op of the part): 32 MiB.
- * The budget of steps bounds its entries too, but a part of 20,000 ops would fill 400 MB
- * first. */
-#define MEMO_WORDS ((Py_ssize_t)1 << 22)
+/* The memo's cap, in words (of 8 bytes) it holds: 128 MiB. An entry keeps the words of its
+ * set from the first that is not full to the last that is not empty (the words below are all
+ * ones, those above all zeros: the window of ops in flight, a word or two, whatever the length
+ * of the part), and counts `SLOT_WORDS` more for its slot and its allocation. */
+#define MEMO_WORDS ((Py_ssize_t)1 << 24)
+#define SLOT_WORDS 5
+
+/* A state: a Python object (owned where kept), or the number of an interned one (`intern_all`). */
+typedef intptr_t St;
 
 typedef struct {
     uint64_t hash;
-    PyObject *state; /* owned; NULL: an empty slot */
-    uint64_t *bits;  /* owned, `words` words */
+    St state;        /* owned, if an object */
+    uint64_t *bits;  /* owned, `len` words: the set's words from `lo` on; NULL: an empty slot */
+    int32_t lo, len;
 } Slot;
 
 typedef struct {
+    int objects;         /* the states are Python objects (else numbers) */
     Slot *slots;
     Py_ssize_t capacity; /* a power of two, or 0 */
     Py_ssize_t used;
-    Py_ssize_t words;
+    Py_ssize_t words;    /* of a whole set */
+    Py_ssize_t held;     /* words held, counted as MEMO_WORDS says */
 } Memo;
 
 static void
 memo_free(Memo *memo)
 {
     for (Py_ssize_t k = 0; k < memo->capacity; k++) {
-        if (memo->slots[k].state != NULL) {
-            Py_DECREF(memo->slots[k].state);
+        if (memo->slots[k].bits != NULL) {
+            if (memo->objects) {
+                Py_DECREF((PyObject *)memo->slots[k].state);
+            }
             PyMem_Free(memo->slots[k].bits);
         }
     }
     PyMem_Free(memo->slots);
     memo->slots = NULL;
-    memo->capacity = memo->used = 0;
+    memo->capacity = memo->used = memo->held = 0;
 }
 
-/* 1: (bits, state) is in the memo; 0: not; -1: an exception (from ==). */
+/* 1: (the set whose words from `lo` to `hi` are `bits[lo:hi]`, state) is in the memo; 0: not;
+ * -1: an exception (from ==). */
 static int
-memo_has(const Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+memo_has(const Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, St state)
 {
     Py_ssize_t mask = memo->capacity - 1;
     for (Py_ssize_t k = (Py_ssize_t)(hash & (uint64_t)mask);; k = (k + 1) & mask) {
         const Slot *slot = &memo->slots[k];
-        if (slot->state == NULL) {
+        if (slot->bits == NULL) {
             return 0;
         }
-        if (slot->hash == hash && memcmp(slot->bits, bits, (size_t)memo->words * sizeof(uint64_t)) == 0) {
-            int same = slot->state == state ? 1 : PyObject_RichCompareBool(slot->state, state, Py_EQ);
+        if (slot->hash == hash && slot->lo == lo && slot->len == hi - lo
+            && memcmp(slot->bits, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t)) == 0) {
+            int same = slot->state == state ? 1
+                       : memo->objects ? PyObject_RichCompareBool((PyObject *)slot->state, (PyObject *)state, Py_EQ)
+                                       : 0;
             if (same != 0) {
                 return same;
             }
@@ -95,15 +115,16 @@ memo_place(Slot *slots, Py_ssize_t capacity, Slot slot)
 {
     Py_ssize_t mask = capacity - 1;
     Py_ssize_t k = (Py_ssize_t)(slot.hash & (uint64_t)mask);
-    while (slots[k].state != NULL) {
+    while (slots[k].bits != NULL) {
         k = (k + 1) & mask;
     }
     slots[k] = slot;
 }
 
-/* Adds (bits, state), known not to be in it; 0, or -1 with MemoryError. */
+/* Adds (the set of `bits`, words `lo` to `hi`, state), known not to be in it; 0, or -1 with
+ * MemoryError. */
 static int
-memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
+memo_add(Memo *memo, uint64_t hash, Py_ssize_t lo, Py_ssize_t hi, const uint64_t *bits, St state)
 {
     if (2 * (memo->used + 1) > memo->capacity) {
         Py_ssize_t capacity = memo->capacity ? 2 * memo->capacity : 64;
@@ -113,7 +134,7 @@ memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
             return -1;
         }
         for (Py_ssize_t k = 0; k < memo->capacity; k++) {
-            if (memo->slots[k].state != NULL) {
+            if (memo->slots[k].bits != NULL) {
                 memo_place(slots, capacity, memo->slots[k]);
             }
         }
@@ -121,16 +142,19 @@ memo_add(Memo *memo, uint64_t hash, const uint64_t *bits, PyObject *state)
         memo->slots = slots;
         memo->capacity = capacity;
     }
-    uint64_t *copy = PyMem_Malloc((size_t)memo->words * sizeof(uint64_t));
+    uint64_t *copy = PyMem_Malloc((size_t)(hi - lo + 1) * sizeof(uint64_t));
     if (copy == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    memcpy(copy, bits, (size_t)memo->words * sizeof(uint64_t));
-    Py_INCREF(state);
-    Slot slot = {hash, state, copy};
+    memcpy(copy, bits + lo, (size_t)(hi - lo) * sizeof(uint64_t));
+    if (memo->objects) {
+        Py_INCREF((PyObject *)state);
+    }
+    Slot slot = {hash, state, copy, (int32_t)lo, (int32_t)(hi - lo)};
     memo_place(memo->slots, memo->capacity, slot);
     memo->used++;
+    memo->held += hi - lo + SLOT_WORDS;
     return 0;
 }
 
@@ -175,20 +199,63 @@ typedef struct {
     uint64_t *keys;          /* per op, for the configuration's hash */
     uint64_t *bits;          /* the ops linearized */
     Py_ssize_t *stack_op;    /* the ops linearized, in order */
-    PyObject **stack_state;  /* owned: the state before each */
+    St *stack_state;         /* the state before each (owned) */
     char *ok;                /* op i has a return */
     char *forced;            /* op i is an ok read: once it fits, nothing else is tried */
     char *kind;
     PyObject **a, **b;       /* owned, or NULL */
+    Py_ssize_t *twin;        /* op i's alike op returning just before it, or -1 (see `twins`) */
+    Py_ssize_t *call_rank;   /* op i's call's place in the list at the start */
+    Py_ssize_t *ret_rank;    /* op i's return's place there (ok ops) */
+    Py_ssize_t *by_ret;      /* the ok ops by return */
+    Py_ssize_t *stack_rp;    /* where `rp` was before each op linearized */
+    char *stack_phase;       /* the phase it was tried in (or, for op o, the one after) */
     Memo memo;
+    int native;              /* the register and kv rules stepped here (`kinds`) */
+    Py_ssize_t returns;      /* ok ops */
+    /* interned states (`intern_all`; `memo.objects` 0): a number per value, or (kv with
+     * appends) per node of a trie of the strings, by character */
+    Py_ssize_t *ia, *ib;     /* per op: the value read, written or expected; a cas's new one */
+    Py_UCS4 *codes;          /* the characters of the appends' suffixes */
+    Py_ssize_t *suffix_at, *suffix_len;
+    int trie;
+    Py_ssize_t nodes, node_cap, settled; /* nodes made; room; made before the search */
+    Py_ssize_t *parent, *tin, *tout;     /* per node; tin -1: made during the search */
+    uint64_t *child_key;     /* the trie's edges: (node << 21 | character) + 1, 0: empty */
+    Py_ssize_t *child;
+    Py_ssize_t child_cap, child_used;
+    /* where the search is (`search_run` goes on from there) */
+    St state;                /* owned, if an object; 0 before it starts */
+    int started;
+    uint64_t ops_hash;
+    Py_ssize_t entry, o, depth, rp, ok_left, taken;
+    Py_ssize_t low, high;    /* the first word of `bits` not all ones; past the last not zero */
+    int phase;
 } Search;
 
 static void
-search_free(Search *s, Py_ssize_t depth)
+search_free(Search *s)
 {
-    for (Py_ssize_t d = 0; d < depth; d++) {
-        Py_DECREF(s->stack_state[d]);
+    if (s->memo.objects) {
+        for (Py_ssize_t d = 0; d < s->depth; d++) {
+            Py_DECREF((PyObject *)s->stack_state[d]);
+        }
+        if (s->started) {
+            Py_DECREF((PyObject *)s->state);
+        }
     }
+    s->started = 0;
+    s->depth = 0;
+    PyMem_Free(s->ia);
+    PyMem_Free(s->ib);
+    PyMem_Free(s->codes);
+    PyMem_Free(s->suffix_at);
+    PyMem_Free(s->suffix_len);
+    PyMem_Free(s->parent);
+    PyMem_Free(s->tin);
+    PyMem_Free(s->tout);
+    PyMem_Free(s->child_key);
+    PyMem_Free(s->child);
     for (Py_ssize_t i = 0; i < s->n; i++) {
         if (s->a != NULL) {
             Py_XDECREF(s->a[i]);
@@ -208,6 +275,12 @@ search_free(Search *s, Py_ssize_t depth)
     PyMem_Free(s->kind);
     PyMem_Free(s->a);
     PyMem_Free(s->b);
+    PyMem_Free(s->twin);
+    PyMem_Free(s->call_rank);
+    PyMem_Free(s->ret_rank);
+    PyMem_Free(s->by_ret);
+    PyMem_Free(s->stack_rp);
+    PyMem_Free(s->stack_phase);
     memo_free(&s->memo);
 }
 
@@ -458,59 +531,473 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
     return status;
 }
 
-/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)
- *   -> (positions in linearization order | None, steps taken)
- * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
- * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
- * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
- * (each op a read) are lists. */
-static PyObject *
-first_linearization(PyObject *module, PyObject *args)
+/* Does the state `after` lead to one where a read of `need` fits (a register's or kv's state
+ * (value,)): its value is `need`, or (kv: appends only grow a value) a string `need` starts
+ * with, null counting as "". 1, 0, or -1 with an exception. Only an order rests on it. */
+static int
+helps(PyObject *after, PyObject *need)
 {
-    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced;
-    Py_ssize_t budget;
-    double max_overlap;
-    if (!PyArg_ParseTuple(args, "O!O!OndOOO:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
-                          &budget, &max_overlap, &kinds, &steps, &forced)) {
-        return NULL;
+    if (!PyTuple_Check(after) || PyTuple_GET_SIZE(after) < 1) {
+        return 0;
     }
+    PyObject *value = PyTuple_GET_ITEM(after, 0);
+    if (value == Py_None) {
+        return need == Py_None || PyUnicode_Check(need);
+    }
+    if (PyUnicode_Check(value) && PyUnicode_Check(need)) {
+        Py_ssize_t match = PyUnicode_Tailmatch(need, value, 0, PY_SSIZE_T_MAX, -1);
+        return match < 0 ? -1 : match > 0;
+    }
+    return equal(value, need);
+}
+
+/* ---- interned states: a number for each value, compared and hashed as a number -------------
+ *
+ * Why: a kv value is a string as long as its appends, so stepping an append copies it, and
+ * its hash (for the memo) reads it all, at every step; a register's values are compared by
+ * Python's ==. Interned, the register's values are numbers (Python's == decides which values
+ * are one), and kv's strings are the nodes of a trie of their characters: an append walks its
+ * suffix's few characters from the node it starts at, whatever the length of the value. Two
+ * states are equal exactly when their numbers are (a node is one string). Only for the
+ * register and kv rules (`kinds`), with every value hashable and equal to itself, and with
+ * appends, every value a string or null; else the states stay objects. */
+
+#define NULL_NODE 0 /* null (no value yet); "" is ROOT_NODE */
+#define ROOT_NODE 1
+
+/* The child of `node` by character `c`, made if there is none (made during the search: counted
+ * in the memo's words). The node, or -1 with MemoryError. */
+static Py_ssize_t
+trie_child(Search *s, Py_ssize_t node, Py_UCS4 c)
+{
+    if (2 * (s->child_used + 1) > s->child_cap) {
+        Py_ssize_t cap = s->child_cap ? 2 * s->child_cap : 1024;
+        uint64_t *keys = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+        Py_ssize_t *values = PyMem_Malloc((size_t)cap * sizeof(Py_ssize_t));
+        if (keys == NULL || values == NULL) {
+            PyMem_Free(keys);
+            PyMem_Free(values);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < s->child_cap; k++) {
+            if (s->child_key[k]) {
+                uint64_t h = s->child_key[k] * 0x9E3779B97F4A7C15ULL;
+                Py_ssize_t j = (Py_ssize_t)(h >> 17) & (cap - 1);
+                while (keys[j]) {
+                    j = (j + 1) & (cap - 1);
+                }
+                keys[j] = s->child_key[k];
+                values[j] = s->child[k];
+            }
+        }
+        PyMem_Free(s->child_key);
+        PyMem_Free(s->child);
+        s->child_key = keys;
+        s->child = values;
+        s->child_cap = cap;
+    }
+    uint64_t key = (((uint64_t)node << 21) | c) + 1;
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    Py_ssize_t mask = s->child_cap - 1, j = (Py_ssize_t)(h >> 17) & mask;
+    for (; s->child_key[j]; j = (j + 1) & mask) {
+        if (s->child_key[j] == key) {
+            return s->child[j];
+        }
+    }
+    if (s->nodes == s->node_cap) {
+        Py_ssize_t cap = 2 * s->node_cap;
+        Py_ssize_t *parent = PyMem_Realloc(s->parent, (size_t)cap * sizeof(Py_ssize_t));
+        if (parent == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->parent = parent;
+        Py_ssize_t *tin = PyMem_Realloc(s->tin, (size_t)cap * sizeof(Py_ssize_t));
+        if (tin == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->tin = tin;
+        Py_ssize_t *tout = PyMem_Realloc(s->tout, (size_t)cap * sizeof(Py_ssize_t));
+        if (tout == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->tout = tout;
+        s->node_cap = cap;
+    }
+    Py_ssize_t made = s->nodes++;
+    s->parent[made] = node;
+    s->tin[made] = s->tout[made] = -1;
+    s->child_key[j] = key;
+    s->child[j] = made;
+    s->child_used++;
+    if (s->settled) {
+        s->memo.held += 4; /* (a node made during the search: as much as a small memo entry) */
+    }
+    return made;
+}
+
+/* The node of string `text`'s characters from[start:end] walked from `node`; -1 with an error. */
+static Py_ssize_t
+trie_walk(Search *s, Py_ssize_t node, const Py_UCS4 *codes, Py_ssize_t len)
+{
+    for (Py_ssize_t k = 0; k < len && node >= 0; k++) {
+        node = trie_child(s, node, codes[k]);
+    }
+    return node;
+}
+
+/* A value's number: 1 and `*id` set; 0 where it cannot be interned (not hashable, not equal to
+ * itself, or, in a trie, not a string or null); -1 with an exception (memory). */
+static int
+intern_value(Search *s, PyObject *numbers, PyObject *value, Py_ssize_t *id)
+{
+    if (s->trie) {
+        if (value == Py_None) {
+            *id = NULL_NODE;
+            return 1;
+        }
+        if (!PyUnicode_Check(value)) {
+            return 0;
+        }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(value), node = ROOT_NODE;
+        for (Py_ssize_t k = 0; k < len && node >= 0; k++) {
+            node = trie_child(s, node, PyUnicode_READ_CHAR(value, k));
+        }
+        if (node < 0) {
+            return -1;
+        }
+        *id = node;
+        return 1;
+    }
+    int self = equal(value, value);
+    if (self != 1) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *known = PyDict_GetItemWithError(numbers, value);
+    if (known == NULL) {
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        PyObject *number = PyLong_FromSsize_t(PyDict_GET_SIZE(numbers));
+        if (number == NULL || PyDict_SetItem(numbers, value, number) < 0) {
+            Py_XDECREF(number);
+            PyErr_Clear();
+            return 0;
+        }
+        known = number;
+        Py_DECREF(number); /* (the dict holds it) */
+    }
+    *id = PyLong_AsSsize_t(known);
+    return 1;
+}
+
+/* Euler-tour numbers of the nodes made so far (`tin`, `tout`): node a is a prefix of node b
+ * when tin[a] <= tin[b] and tout[b] <= tout[a]. 0, or -1 with MemoryError. */
+static int
+trie_settle(Search *s)
+{
+    Py_ssize_t n = s->nodes;
+    Py_ssize_t *first = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *sibling = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    Py_ssize_t *stack = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    if (first == NULL || sibling == NULL || stack == NULL) {
+        PyMem_Free(first);
+        PyMem_Free(sibling);
+        PyMem_Free(stack);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t v = 0; v < n; v++) {
+        first[v] = -1;
+    }
+    for (Py_ssize_t v = n - 1; v > ROOT_NODE; v--) {
+        sibling[v] = first[s->parent[v]];
+        first[s->parent[v]] = v;
+    }
+    Py_ssize_t clock = 0, top = 0;
+    stack[top++] = ROOT_NODE;
+    s->tin[ROOT_NODE] = clock++;
+    while (top > 0) {
+        Py_ssize_t v = stack[top - 1];
+        Py_ssize_t c = first[v];
+        if (c >= 0) {
+            first[v] = sibling[c]; /* (the next child, next time) */
+            s->tin[c] = clock++;
+            stack[top++] = c;
+        }
+        else {
+            s->tout[v] = clock++;
+            top--;
+        }
+    }
+    PyMem_Free(first);
+    PyMem_Free(sibling);
+    PyMem_Free(stack);
+    s->settled = 1;
+    return 0;
+}
+
+/* Interns every value of the part and `init` (a state (value,)): 1, done (`memo.objects` 0,
+ * `*start` the initial state's number); 0, not possible (the states stay objects); -1 with an
+ * exception. */
+static int
+intern_all(Search *s, PyObject *init, St *start)
+{
+    Py_ssize_t n = s->n, total = 0;
+    if (!s->native || !PyTuple_Check(init) || PyTuple_GET_SIZE(init) != 1) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s->kind[i] == K_APPEND) {
+            if (!PyUnicode_Check(s->a[i])) {
+                return 0;
+            }
+            s->trie = 1;
+            total += PyUnicode_GET_LENGTH(s->a[i]);
+        }
+    }
+    s->ia = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->ib = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->codes = PyMem_Malloc((size_t)(total + 1) * sizeof(Py_UCS4));
+    s->suffix_at = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->suffix_len = PyMem_Calloc((size_t)(n + 1), sizeof(Py_ssize_t));
+    s->node_cap = 1024;
+    s->nodes = 2; /* null and "" */
+    s->parent = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    s->tin = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    s->tout = PyMem_Malloc((size_t)s->node_cap * sizeof(Py_ssize_t));
+    PyObject *numbers = PyDict_New();
+    if (!s->ia || !s->ib || !s->codes || !s->suffix_at || !s->suffix_len || !s->parent || !s->tin || !s->tout
+        || numbers == NULL) {
+        Py_XDECREF(numbers);
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->parent[NULL_NODE] = s->parent[ROOT_NODE] = -1;
+    s->tin[NULL_NODE] = s->tout[NULL_NODE] = -1;
+    int status = intern_value(s, numbers, PyTuple_GET_ITEM(init, 0), start);
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n && status == 1; i++) {
+        switch (s->kind[i]) {
+        case K_READ:
+            status = intern_value(s, numbers, s->a[i], &s->ia[i]);
+            break;
+        case K_WRITE:
+            status = intern_value(s, numbers, PyTuple_GET_ITEM(s->a[i], 0), &s->ia[i]);
+            break;
+        case K_CAS:
+        case K_CAS_INFO:
+            status = intern_value(s, numbers, s->a[i], &s->ia[i]);
+            if (status == 1) {
+                status = intern_value(s, numbers, PyTuple_GET_ITEM(s->b[i], 0), &s->ib[i]);
+            }
+            break;
+        case K_APPEND: {
+            Py_ssize_t len = PyUnicode_GET_LENGTH(s->a[i]);
+            s->suffix_at[i] = at;
+            s->suffix_len[i] = len;
+            for (Py_ssize_t k = 0; k < len; k++) {
+                s->codes[at++] = PyUnicode_READ_CHAR(s->a[i], k);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    Py_DECREF(numbers);
+    if (status == 1 && s->trie && trie_settle(s) < 0) {
+        status = -1;
+    }
+    if (status == 1) {
+        s->memo.objects = 0;
+    }
+    return status;
+}
+
+/* The state after op i in `state`: 1 and `*after` (a new reference, if an object); 0 where the
+ * op cannot happen; -1 with an exception. */
+static int
+st_step(Search *s, Py_ssize_t i, St state, St *after)
+{
+    if (s->memo.objects) {
+        PyObject *next = step(s, i, (PyObject *)state);
+        if (next == NULL) {
+            return -1;
+        }
+        if (next == Py_None) {
+            Py_DECREF(next);
+            return 0;
+        }
+        *after = (St)next;
+        return 1;
+    }
+    switch (s->kind[i]) {
+    case K_READ:
+        *after = state;
+        return state == s->ia[i];
+    case K_SAME:
+        *after = state;
+        return 1;
+    case K_WRITE:
+        *after = s->ia[i];
+        return 1;
+    case K_CAS:
+    case K_CAS_INFO:
+        if (state == s->ia[i]) {
+            *after = s->ib[i];
+            return 1;
+        }
+        *after = state;
+        return s->kind[i] == K_CAS_INFO;
+    case K_APPEND: {
+        Py_ssize_t node = trie_walk(s, state == NULL_NODE ? ROOT_NODE : state, s->codes + s->suffix_at[i],
+                                    s->suffix_len[i]);
+        if (node < 0) {
+            return -1;
+        }
+        *after = node;
+        return 1;
+    }
+    default: /* K_NEVER (K_STEP: never interned) */
+        return 0;
+    }
+}
+
+static inline void
+st_decref(const Search *s, St state)
+{
+    if (s->memo.objects) {
+        Py_DECREF((PyObject *)state);
+    }
+}
+
+/* 1, 0, or -1 with an exception. */
+static inline int
+st_same(const Search *s, St a, St b)
+{
+    if (a == b) {
+        return 1;
+    }
+    return s->memo.objects ? PyObject_RichCompareBool((PyObject *)a, (PyObject *)b, Py_EQ) : 0;
+}
+
+/* -1 with an exception. */
+static inline Py_hash_t
+st_hash(const Search *s, St state)
+{
+    return s->memo.objects ? PyObject_Hash((PyObject *)state) : (Py_hash_t)state;
+}
+
+/* `helps`, for op o's value read. */
+static int
+st_helps(const Search *s, St after, Py_ssize_t o)
+{
+    if (s->memo.objects) {
+        return helps((PyObject *)after, s->a[o]);
+    }
+    Py_ssize_t need = s->ia[o];
+    if (!s->trie || need == NULL_NODE) {
+        return after == need;
+    }
+    if (after == NULL_NODE) {
+        return 1;
+    }
+    return s->tin[after] >= 0 && s->tin[after] <= s->tin[need] && s->tout[need] <= s->tout[after];
+}
+
+/* `twins[i]`: an op alike op i (the same step and the same output), not a read, that returns
+ * before it, or -1; None: none. While both are candidates only the one that returns earlier is
+ * tried: a linearization taking op i first can swap the two (the same effect, and the earlier
+ * return is met wherever op i was, every op placed before it having been called by then).
+ * A twin that is not alike can only cost the search an order (the caller checks the order it
+ * gets, and searches again without it where there is none), never a verdict. 0, or -1 with an
+ * exception. */
+static int
+set_twins(Search *s, PyObject *twins)
+{
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        s->twin[i] = -1;
+        if (twins == Py_None) {
+            continue;
+        }
+        Py_ssize_t tw = PyLong_AsSsize_t(PyList_GET_ITEM(twins, i));
+        if (tw == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (tw < 0) {
+            continue;
+        }
+        if (tw >= s->n || tw == i || !s->ok[i] || !s->ok[tw] || s->forced[i] || s->forced[tw]
+            || s->ret_rank[tw] >= s->ret_rank[i]) {
+            PyErr_SetString(PyExc_ValueError, "twins: an ok op, not a read, that returns earlier");
+            return -1;
+        }
+        s->twin[i] = tw;
+    }
+    return 0;
+}
+
+/* What `search_run` ended with. */
+enum { RUN_FOUND = 1, RUN_BUDGET, RUN_OUT, RUN_ERROR };
+
+/* Sets up the search of `ops` (see `first_linearization` for the arguments) in `s`, zeroed
+ * before: 0; 1, not asked (more than `max_overlap` ok ops in flight on average); -1 with an
+ * exception. `search_free` frees what it made in every case. */
+static int
+search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double max_overlap, PyObject *kinds,
+            PyObject *steps, PyObject *forced, PyObject *twins)
+{
     Py_ssize_t n = PyTuple_GET_SIZE(ops);
     if (kinds != Py_None ? !PyDict_Check(kinds)
                          : !PyList_Check(steps) || !PyList_Check(forced) || PyList_GET_SIZE(steps) != n
                                || PyList_GET_SIZE(forced) != n) {
         PyErr_SetString(PyExc_TypeError, "kinds: a dict; or steps and forced: a list per op");
-        return NULL;
+        return -1;
     }
-    Search s;
-    memset(&s, 0, sizeof s);
-    s.n = n;
-    Py_ssize_t words = n / 64 + 1;
-    s.memo.words = words;
-    s.next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
-    s.prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
-    s.keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
-    s.bits = PyMem_Calloc((size_t)words, sizeof(uint64_t));
-    s.stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    s.stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(PyObject *));
-    s.ok = PyMem_Calloc((size_t)(n + 1), 1);
-    s.forced = PyMem_Calloc((size_t)(n + 1), 1);
-    s.kind = PyMem_Calloc((size_t)(n + 1), 1);
-    s.a = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
-    s.b = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    if (twins != Py_None && (!PyList_Check(twins) || PyList_GET_SIZE(twins) != n)) {
+        PyErr_SetString(PyExc_TypeError, "twins: None or a list per op");
+        return -1;
+    }
+    s->n = n;
+    s->native = kinds != Py_None;
+    s->memo.words = n / 64 + 1;
+    s->next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s->prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
+    s->keys = PyMem_Malloc((size_t)(n + 1) * sizeof(uint64_t));
+    s->bits = PyMem_Calloc((size_t)s->memo.words, sizeof(uint64_t));
+    s->stack_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_state = PyMem_Malloc((size_t)(n + 1) * sizeof(St));
+    s->ok = PyMem_Calloc((size_t)(n + 1), 1);
+    s->forced = PyMem_Calloc((size_t)(n + 1), 1);
+    s->kind = PyMem_Calloc((size_t)(n + 1), 1);
+    s->a = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    s->b = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    s->twin = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->call_rank = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->ret_rank = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->by_ret = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_rp = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->stack_phase = PyMem_Malloc((size_t)(n + 1));
     PyObject **calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
     PyObject **rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
-    Py_ssize_t depth = 0, ok_left = 0, taken = 0;
-    PyObject *state = NULL, *result = NULL;
-    if (!s.next || !s.prev || !s.keys || !s.bits || !s.stack_op || !s.stack_state || !s.ok || !s.forced || !s.kind
-        || !s.a || !s.b || !calls || !rets) {
+    int status = -1;
+    if (!s->next || !s->prev || !s->keys || !s->bits || !s->stack_op || !s->stack_state || !s->ok || !s->forced
+        || !s->kind || !s->a || !s->b || !s->twin || !s->call_rank || !s->ret_rank || !s->by_ret || !s->stack_rp
+        || !s->stack_phase || !calls || !rets) {
         PyErr_NoMemory();
         goto done;
     }
     uint64_t seed = 0x7463636865636bULL; /* fixed: the same keys every run */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *op = PyTuple_GET_ITEM(ops, i);
-        s.keys[i] = splitmix64(&seed);
-        s.prev[1 + i] = -1;
+        s->keys[i] = splitmix64(&seed);
+        s->prev[1 + i] = -1;
         if ((calls[i] = PyObject_GetAttr(op, name_call)) == NULL || (rets[i] = PyObject_GetAttr(op, name_ret)) == NULL) {
             goto done;
         }
@@ -523,22 +1010,33 @@ first_linearization(PyObject *module, PyObject *args)
                 goto done;
             }
         }
-        s.ok[i] = rets[i] != Py_None;
-        ok_left += s.ok[i];
+        s->ok[i] = rets[i] != Py_None;
+        s->ok_left += s->ok[i];
     }
-    if (PyList_GET_SIZE(by_ret) != ok_left) {
+    if (PyList_GET_SIZE(by_ret) != s->ok_left) {
         PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
         goto done;
     }
     Py_ssize_t overlap;
-    if (link_events(&s, calls, rets, by_ret, &overlap) < 0) {
+    if (link_events(s, calls, rets, by_ret, &overlap) < 0) {
         goto done;
     }
-    if ((double)overlap > max_overlap * (double)ok_left) {
-        goto give_up; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+    if ((double)overlap > max_overlap * (double)s->ok_left) {
+        status = 1; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+        goto done;
+    }
+    Py_ssize_t rank = 0;
+    for (Py_ssize_t e = s->next[0]; e != 0; e = s->next[e], rank++) {
+        if (e <= n) {
+            s->call_rank[e - 1] = rank;
+        }
+        else {
+            s->ret_rank[e - 1 - n] = rank;
+            s->by_ret[s->returns++] = e - 1 - n;
+        }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (set_kind(&s, i, PyTuple_GET_ITEM(ops, i), kinds, steps) < 0) {
+        if (set_kind(s, i, PyTuple_GET_ITEM(ops, i), kinds, steps) < 0) {
             goto done;
         }
         if (kinds == Py_None) {
@@ -546,114 +1044,24 @@ first_linearization(PyObject *module, PyObject *args)
             if (f < 0) {
                 goto done;
             }
-            s.forced[i] = (char)(f && s.ok[i]);
+            s->forced[i] = (char)(f && s->ok[i]);
         }
     }
-    state = Py_NewRef(init);
-    uint64_t ops_hash = 0;
-    Py_ssize_t entry = s.next[0];
-    while (ok_left > 0) {
-        if (taken >= budget) {
-            goto give_up;
-        }
-        taken++;
-        if (entry == 0 || entry > n) {
-            goto failed; /* a return: every op that may come next was tried */
-        }
-        Py_ssize_t i = entry - 1; /* a call: op i linearized next? */
-        entry = s.next[entry];
-        PyObject *after = step(&s, i, state);
-        if (after == NULL) {
-            goto done;
-        }
-        if (after == Py_None) {
-            Py_DECREF(after);
-            continue;
-        }
-        if (!s.ok[i]) {
-            int same = after == state ? 1 : PyObject_RichCompareBool(after, state, Py_EQ);
-            if (same != 0) { /* no effect: as good as never taking effect; or an exception */
-                Py_DECREF(after);
-                if (same < 0) {
-                    goto done;
-                }
-                continue;
-            }
-        }
-        s.bits[i >> 6] |= (uint64_t)1 << (i & 63);
-        int seen = 0;
-        if (s.memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
-            Py_hash_t state_hash = PyObject_Hash(after);
-            seen = state_hash == -1 && PyErr_Occurred() ? -1
-                   : memo_has(&s.memo, mix(ops_hash ^ s.keys[i], state_hash), s.bits, after);
-        }
-        if (seen != 0) { /* failed before from there; or an exception */
-            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-            Py_DECREF(after);
-            if (seen < 0) {
-                goto done;
-            }
-            if (s.forced[i]) {
-                goto failed; /* a read that fits, whose continuation failed: so does this one */
-            }
-            continue;
-        }
-        ops_hash ^= s.keys[i];
-        s.stack_op[depth] = i;
-        s.stack_state[depth++] = state; /* (its reference moves to the stack) */
-        state = after;
-        lift(&s, i);
-        ok_left -= s.ok[i];
-        entry = s.next[0];
-        continue;
-        /* every way on from this configuration failed; so did those below it whose choice was
-         * a read that fits */
-    failed:
-        for (;;) {
-            if (depth == 0) {
-                goto give_up; /* not linearizable: left to the Python search, for its evidence */
-            }
-            if ((s.memo.used + 1) * words > MEMO_WORDS) {
-                goto give_up; /* (its memo at its cap: the Python search's, which keeps less) */
-            }
-            Py_hash_t state_hash = PyObject_Hash(state);
-            if (state_hash == -1 && PyErr_Occurred()) {
-                goto done;
-            }
-            if (memo_add(&s.memo, mix(ops_hash, state_hash), s.bits, state) < 0) {
-                goto done;
-            }
-            i = s.stack_op[--depth];
-            Py_DECREF(state);
-            state = s.stack_state[depth];
-            unlift(&s, i);
-            s.bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
-            ops_hash ^= s.keys[i];
-            ok_left += s.ok[i];
-            if (!s.forced[i]) {
-                entry = s.next[1 + i]; /* on with the calls after its */
-                break;
-            }
-        }
-    }
-    PyObject *order = PyList_New(depth);
-    if (order == NULL) {
+    if (set_twins(s, twins) < 0) {
         goto done;
     }
-    for (Py_ssize_t d = 0; d < depth; d++) {
-        PyObject *position = PyLong_FromSsize_t(s.stack_op[d]);
-        if (position == NULL) {
-            Py_DECREF(order);
-            goto done;
-        }
-        PyList_SET_ITEM(order, d, position);
+    s->memo.objects = 1;
+    int interned = intern_all(s, init, &s->state);
+    if (interned < 0) {
+        goto done;
     }
-    result = Py_BuildValue("(Nn)", order, taken);
-    goto done;
-give_up:
-    result = Py_BuildValue("(On)", Py_None, taken);
+    if (!interned) {
+        s->state = (St)Py_NewRef(init);
+    }
+    s->started = 1;
+    s->o = s->returns ? s->by_ret[0] : -1;
+    status = 0;
 done:
-    Py_XDECREF(state);
     if (calls != NULL && rets != NULL) {
         for (Py_ssize_t i = 0; i < n; i++) {
             Py_XDECREF(calls[i]);
@@ -662,13 +1070,332 @@ done:
     }
     PyMem_Free(calls);
     PyMem_Free(rets);
-    search_free(&s, depth);
+    return status;
+}
+
+/* The search from where it stopped, for `budget` more steps (a step: one op tried in one
+ * configuration); `s->taken` counts them all. RUN_FOUND: every ok op linearized (the order on
+ * the stack); RUN_BUDGET: not yet; RUN_OUT: no order (not linearizable, or the memo at its
+ * cap); RUN_ERROR: an exception.
+ *
+ * A configuration's candidates come in three phases: 0, op o, the earliest return still ahead
+ * (it must come before any op called after that return); 1, where o is a read that does not
+ * fit, the ops of the window (those called before o's return) that leave a state leading to
+ * the value it read (`helps`), and reads that fit, in list order; 2, the others. Only an
+ * order: every candidate is tried once in one phase, so what the search can find does not
+ * change, only how soon. */
+static int
+search_run(Search *s, Py_ssize_t budget)
+{
+    budget += s->taken;
+    int status = RUN_FOUND;
+    while (s->ok_left > 0) {
+        if (s->taken >= budget) {
+            status = RUN_BUDGET;
+            goto out;
+        }
+        s->taken++;
+        Py_ssize_t i;
+        if (s->phase == 0) {
+            i = s->o;
+            s->phase = s->native && s->kind[s->o] == K_READ ? 1 : 2;
+            s->entry = s->next[0];
+        }
+        else {
+            if (s->entry == 0 || s->entry > s->n) { /* a return: every op that may come next was tried */
+                if (s->phase == 1) {
+                    s->phase = 2;
+                    s->entry = s->next[0];
+                    continue;
+                }
+                goto failed;
+            }
+            i = s->entry - 1; /* a call: op i linearized next? */
+            s->entry = s->next[s->entry];
+            if (i == s->o) {
+                continue;
+            }
+        }
+        Py_ssize_t tw = s->twin[i];
+        if (tw >= 0 && !(s->bits[tw >> 6] >> (tw & 63) & 1) && s->call_rank[tw] < s->ret_rank[s->o]) {
+            continue; /* its alike twin that returns earlier is a candidate too: that one first */
+        }
+        St after;
+        int fits = st_step(s, i, s->state, &after);
+        if (fits <= 0) {
+            if (fits < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            continue;
+        }
+        if (s->phase == 1 || (s->phase == 2 && s->native && s->kind[s->o] == K_READ)) {
+            int first = s->kind[i] == K_READ ? 1 : st_helps(s, after, s->o);
+            if (first < 0 || first != (s->phase == 1)) { /* (in the other phase); or an exception */
+                st_decref(s, after);
+                if (first < 0) {
+                    status = RUN_ERROR;
+                    goto out;
+                }
+                continue;
+            }
+        }
+        if (!s->ok[i]) {
+            int same = st_same(s, after, s->state);
+            if (same != 0) { /* no effect: as good as never taking effect; or an exception */
+                st_decref(s, after);
+                if (same < 0) {
+                    status = RUN_ERROR;
+                    goto out;
+                }
+                continue;
+            }
+        }
+        s->bits[i >> 6] |= (uint64_t)1 << (i & 63);
+        Py_ssize_t low = s->low, high = (i >> 6) + 1 > s->high ? (i >> 6) + 1 : s->high;
+        while (s->bits[low] == ~(uint64_t)0) {
+            low++; /* (the last word is never full: n / 64 + 1 words) */
+        }
+        int seen = 0;
+        if (s->memo.used) { /* (a state's hash is not free: a kv value is as long as its appends) */
+            Py_hash_t state_hash = st_hash(s, after);
+            seen = state_hash == -1 && PyErr_Occurred() ? -1
+                   : memo_has(&s->memo, mix(s->ops_hash ^ s->keys[i], state_hash), low, high, s->bits, after);
+        }
+        if (seen != 0) { /* failed before from there; or an exception */
+            s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            st_decref(s, after);
+            if (seen < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            if (s->forced[i]) {
+                goto failed; /* a read that fits, whose continuation failed: so does this one */
+            }
+            continue;
+        }
+        s->ops_hash ^= s->keys[i];
+        s->low = low;
+        s->high = high;
+        s->stack_rp[s->depth] = s->rp;
+        s->stack_phase[s->depth] = (char)s->phase;
+        while (s->rp < s->returns && s->bits[s->by_ret[s->rp] >> 6] >> (s->by_ret[s->rp] & 63) & 1) {
+            s->rp++;
+        }
+        s->stack_op[s->depth] = i;
+        s->stack_state[s->depth++] = s->state; /* (its reference moves to the stack) */
+        s->state = after;
+        lift(s, i);
+        s->ok_left -= s->ok[i];
+        s->o = s->rp < s->returns ? s->by_ret[s->rp] : -1;
+        s->phase = 0;
+        continue;
+        /* every way on from this configuration failed; so did those below it whose choice was
+         * a read that fits */
+    failed:
+        for (;;) {
+            if (s->depth == 0) {
+                status = RUN_OUT; /* not linearizable (or not within the memo's cap: next) */
+                goto out;
+            }
+            if (s->memo.held + s->high - s->low + SLOT_WORDS > MEMO_WORDS) {
+                status = RUN_OUT; /* (its memo at its cap: the Python search's, which keeps less) */
+                goto out;
+            }
+            Py_hash_t state_hash = st_hash(s, s->state);
+            if (state_hash == -1 && PyErr_Occurred()) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            if (memo_add(&s->memo, mix(s->ops_hash, state_hash), s->low, s->high, s->bits, s->state) < 0) {
+                status = RUN_ERROR;
+                goto out;
+            }
+            i = s->stack_op[--s->depth];
+            s->rp = s->stack_rp[s->depth];
+            s->phase = s->stack_phase[s->depth];
+            s->o = s->by_ret[s->rp];
+            st_decref(s, s->state);
+            s->state = s->stack_state[s->depth];
+            unlift(s, i);
+            s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
+            if (i >> 6 < s->low) {
+                s->low = i >> 6;
+            }
+            while (s->high > 0 && s->bits[s->high - 1] == 0) {
+                s->high--;
+            }
+            s->ops_hash ^= s->keys[i];
+            s->ok_left += s->ok[i];
+            if (!s->forced[i]) {
+                s->entry = i == s->o ? s->next[0] : s->next[1 + i]; /* on with the calls after its */
+                break;
+            }
+        }
+    }
+out:
+    return status;
+}
+
+/* The ops linearized, in order (positions), a new list; NULL with an exception. */
+static PyObject *
+search_order(const Search *s)
+{
+    PyObject *order = PyList_New(s->depth);
+    if (order == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t d = 0; d < s->depth; d++) {
+        PyObject *position = PyLong_FromSsize_t(s->stack_op[d]);
+        if (position == NULL) {
+            Py_DECREF(order);
+            return NULL;
+        }
+        PyList_SET_ITEM(order, d, position);
+    }
+    return order;
+}
+
+/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])
+ *   -> (positions in linearization order | None, steps taken)
+ * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
+ * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
+ * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
+ * (each op a read) are lists; twins: None or, per op, an alike op returning before it or -1
+ * (`set_twins`). */
+static PyObject *
+first_linearization(PyObject *module, PyObject *args)
+{
+    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
+    Py_ssize_t budget;
+    double max_overlap;
+    if (!PyArg_ParseTuple(args, "O!O!OndOOO|O:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
+                          &budget, &max_overlap, &kinds, &steps, &forced, &twins)) {
+        return NULL;
+    }
+    Search s;
+    memset(&s, 0, sizeof s);
+    PyObject *result = NULL;
+    int ready = search_init(&s, ops, by_ret, init, max_overlap, kinds, steps, forced, twins);
+    if (ready == 1) {
+        result = Py_BuildValue("(On)", Py_None, (Py_ssize_t)0);
+    }
+    else if (ready == 0) {
+        int status = search_run(&s, budget);
+        if (status == RUN_FOUND) {
+            result = Py_BuildValue("(Nn)", search_order(&s), s.taken);
+        }
+        else if (status != RUN_ERROR) {
+            result = Py_BuildValue("(On)", Py_None, s.taken);
+        }
+    }
+    search_free(&s);
     return result;
 }
 
+/* ---- the search as an object, run in slices: `Searcher` -------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Search s;
+    int ended; /* 0 while it may go on; else the RUN_ status it ended with */
+} Searcher;
+
+static void
+searcher_dealloc(Searcher *self)
+{
+    search_free(&self->s);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!OOOO|O:Searcher", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init, &kinds,
+                          &steps, &forced, &twins)) {
+        return NULL;
+    }
+    Searcher *self = (Searcher *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    memset(&self->s, 0, sizeof self->s);
+    if (search_init(&self->s, ops, by_ret, init, 1e300, kinds, steps, forced, twins) != 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* advance(budget) -> order | None | False: up to `budget` more steps; the order when every ok
+ * op is linearized, None when there is none (or the memo reached its cap), False when the
+ * budget ran out first (ask again). */
+static PyObject *
+searcher_advance(Searcher *self, PyObject *arg)
+{
+    Py_ssize_t budget = PyLong_AsSsize_t(arg);
+    if (budget == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (self->ended == 0) {
+        int status = search_run(&self->s, budget);
+        if (status == RUN_ERROR) {
+            return NULL;
+        }
+        if (status != RUN_BUDGET) {
+            self->ended = status;
+        }
+    }
+    if (self->ended == RUN_FOUND) {
+        return search_order(&self->s);
+    }
+    if (self->ended == RUN_OUT) {
+        Py_RETURN_NONE;
+    }
+    Py_RETURN_FALSE;
+}
+
+static PyObject *
+searcher_get_taken(Searcher *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->s.taken);
+}
+
+static PyObject *
+searcher_get_memo(Searcher *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->s.memo.used);
+}
+
+static PyMethodDef searcher_methods[] = {
+    {"advance", (PyCFunction)searcher_advance, METH_O,
+     "advance(budget) -> order | None | False: the search for up to `budget` more steps."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef searcher_getset[] = {
+    {"taken", (getter)searcher_get_taken, NULL, "steps taken so far", NULL},
+    {"memo", (getter)searcher_get_memo, NULL, "configurations in its memo", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SearcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "checkers.linearizability.cwgl.Searcher",
+    .tp_basicsize = sizeof(Searcher),
+    .tp_dealloc = (destructor)searcher_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Searcher(ops, by_ret, init, kinds, steps, forced[, twins]): the search of one part, run in slices "
+              "(`advance`), asked of every part the Python search is (compiled.py).",
+    .tp_methods = searcher_methods,
+    .tp_getset = searcher_getset,
+    .tp_new = searcher_new,
+};
+
 static PyMethodDef methods[] = {
     {"first_linearization", first_linearization, METH_VARARGS,
-     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced)\n"
+     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])\n"
      "-> (order | None, steps taken)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {NULL, NULL, 0, NULL},
@@ -690,5 +1417,16 @@ PyInit_cwgl(void)
                            || (name_ret = PyUnicode_InternFromString("ret")) == NULL)) {
         return NULL;
     }
-    return PyModule_Create(&module);
+    if (PyType_Ready(&SearcherType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(m, "Searcher", (PyObject *)&SearcherType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -14,5 +14,26 @@ def first_linearization(
     kinds: Mapping[str, int] | None,
     steps: list[Callable[[Any], Any]] | None,
     forced: Sequence[bool] | None,
+    twins: list[int] | None = None,
     /,
 ) -> tuple[list[int] | None, int]: ...
+
+class Searcher:
+    """The search of one part, run in slices (`advance`): compiled.Alongside."""
+
+    def __init__(
+        self,
+        ops: tuple[Operation, ...],
+        by_ret: list[int],
+        init: Any,
+        kinds: Mapping[str, int] | None,
+        steps: list[Callable[[Any], Any]] | None,
+        forced: Sequence[bool] | None,
+        twins: list[int] | None = None,
+        /,
+    ) -> None: ...
+    def advance(self, budget: int, /) -> list[int] | None | bool: ...
+    @property
+    def taken(self) -> int: ...
+    @property
+    def memo(self) -> int: ...

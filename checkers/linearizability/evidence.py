@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from attrs import evolve
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import useful_info
 from checkers.linearizability.refute import refute, refute_by_count
 from checkers.linearizability.search import search
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.verdict import LinearizabilityEvidence, PartitionResult
 from checkers.linearizability.witness import in_call_order
 
@@ -44,7 +44,7 @@ def violation(
     returned before that one was called, the longest partial linearization, and (`minimize`)
     a small failing window (`shrink`)."""
     by_id = {o.id: o for o in part.operations}
-    if model.fast_check is not None:
+    if model.tactics.fast_check is not None:
         # The fast path decided; a bounded search finds the deepest partial linearization.
         budget = _budget(deadline, minimize_budget)
         cap = min(max_cache, SHRINK_STATES)
@@ -110,9 +110,9 @@ class _Work:
 
     def fails(self, model: SequentialModel, ops: Sequence[Operation]) -> bool:
         """Shown not linearizable (undecided counts as no)."""
-        kept = [o for o in ops if not (o.ret is None and o.f in model.read_only)]
-        if model.fast_check is not None:
-            return model.fast_check(kept, model.init, None).valid is False
+        kept = [o for o in ops if not (o.ret is None and o.f in model.tactics.read_only)]
+        if model.tactics.fast_check is not None:
+            return model.tactics.fast_check(kept, model.init, None).valid is False
         trial = tuple((o.id, o.ret is None) for o in kept)
         answer = self.known.get(trial)
         if answer is None:
@@ -218,14 +218,14 @@ def shrink(
     # alive (info ops producing no needed state leave the search) and QuickXplain's first
     # backgrounds already fail more often.
     need = None
-    if model.needs is not None and failing is not None:
-        need = next((model.needs(o) for o in ops if o.id == failing), None)
+    if model.tactics.needs is not None and failing is not None:
+        need = next((model.tactics.needs(o) for o in ops if o.id == failing), None)
 
     def related(o: Operation) -> bool:
-        if need is None or o.f in model.read_only and o.ret is None:
+        if need is None or o.f in model.tactics.read_only and o.ret is None:
             return False
-        produced = None if model.produces is None or o.f in model.read_only else model.produces(o)
-        return produced == need or (o.ret is not None and model.needs(o) == need)  # type: ignore[misc]
+        produced = None if model.tactics.produces is None or o.f in model.tactics.read_only else model.tactics.produces(o)
+        return produced == need or (o.ret is not None and model.tactics.needs(o) == need)  # type: ignore[misc]
 
     # (ops of unknown outcome are relaxed already: never candidates)
     by_relation = sorted((o for o in ops if o.ret is not None), key=lambda o: (o.id != failing, not related(o), -o.call))
@@ -240,7 +240,7 @@ def _explain(
     fallback: tuple[Operation, ...],
 ) -> tuple[tuple[Operation, ...], bool]:
     """QuickXplain over `candidates` (ops of `ops`, which fails); `fallback` if undecided."""
-    read_only = model.read_only
+    read_only = model.tactics.read_only
     relaxed = [(o, None if o.f in read_only else as_info(o)) for o in ops]
     answers: dict[frozenset[int], bool] = {}
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from checkers.linearizability.bounds import BYTES_PER_ENTRY, DEFAULT_MAX_CACHE
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.verdict import CACHE_LIMIT, TIMEOUT, Verdict
 
 MAX_LINES = 12

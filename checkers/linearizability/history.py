@@ -1,4 +1,5 @@
-"""Histories: `Op` events as recorded (DESIGN's JSONL, one field each) and the `Operation`s they pair into.
+"""Histories: `Op` events as recorded (DESIGN's JSONL, one field each; observed/history.py) and the
+`Operation`s they pair into.
 
 A history is a tuple of `Op`s in the order they were observed. That order *is* real time for
 the checker: operation A precedes B only if A's completion comes before B's invocation in the
@@ -14,21 +15,10 @@ from typing import Any, Literal
 from attrs import frozen
 
 from checkers.linearizability.frozen import SCALARS, freeze
+from observed.history import EVENT_TYPES, EventType, Op
 
-EventType = Literal["invoke", "ok", "fail", "info"]
-EVENT_TYPES: frozenset[str] = frozenset({"invoke", "ok", "fail", "info"})
-
-
-@frozen(kw_only=True)
-class Op:
-    """One history event: `{"process", "type", "f", "key", "value", "time"}` in DESIGN's JSONL."""
-
-    process: Hashable
-    type: EventType
-    f: str
-    key: Hashable = None
-    value: Any = None
-    time: int | None = None
+# (`Op`, the event, is observed/history.py's: the one op shape from a simulated run's clients
+# to this checker and of the histories read from files)
 
 
 def invoke(process: Hashable, f: str, value: Any = None, *, key: Hashable = None) -> Op:
@@ -171,3 +161,7 @@ def unpair(operations: Sequence[Operation]) -> tuple[Op, ...]:
             events.append((float("inf"), o.call, Op(process=o.process, type="info", f=o.f, key=o.key)))
     events.sort(key=lambda e: (e[0], e[1]))
     return tuple(e[2] for e in events)
+
+
+__all__ = ["EVENT_TYPES", "EventType", "HistoryError", "Op", "Operation", "fail", "info", "invoke", "ok",
+           "pair", "unpair"]

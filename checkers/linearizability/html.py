@@ -29,7 +29,7 @@ import attrs
 from checkers.linearizability.frozen import thaw
 from checkers.linearizability.history import Operation
 from checkers.linearizability.html_script import CHAR_PX, CSS, script
-from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.values import value_state
 from checkers.linearizability.verdict import PartitionResult, Verdict
 
@@ -53,7 +53,7 @@ class _Show:
 
     def __init__(self, model: SequentialModel | None, show: Callable[[Any], str]) -> None:
         self.model, self.show = model, show
-        self.reads = model.read_only if model is not None else frozenset({"read", "get"})
+        self.reads = model.tactics.read_only if model is not None else frozenset({"read", "get"})
 
     def op(self, o: Operation) -> str:
         if self.model is not None and self.model.describe_op is not DEFAULT_DESCRIBE_OP:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.sequential import SequentialModel, stepper
 
 _BITS: list[int] = [1 << j for j in range(256)]
 
@@ -27,7 +27,7 @@ PLAIN_ORDER_OPS = 64
 """Parts of at most this many ops are searched in plain call order, without the producers'
 index: the evidence's shrinking asks dozens of such small trials per violation, where building
 and consulting the order costs more than it saves (etcd corpus with evidence: ~20% of its time;
-docs/check-history.md). The order changes how fast a search decides, never what it decides."""
+docs/performance/check-history.md). The order changes how fast a search decides, never what it decides."""
 
 MORE = -2
 """In a list of candidates from `Layout.later`: the rest of the window goes here (`Layout.rest`)."""
@@ -56,12 +56,12 @@ class Layout:
             calls = [o.call for o in ordered]
         self.model = model
         self.ops: tuple[Operation, ...] = tuple(ordered)
-        compile_op = model.compile_op
-        self.steps = [compile_op(o) for o in ordered] if compile_op is not None else [model.stepper(o) for o in ordered]
-        read_only = model.read_only
+        compile_op = model.tactics.compile_op
+        self.steps = [compile_op(o) for o in ordered] if compile_op is not None else [stepper(model, o) for o in ordered]
+        read_only = model.tactics.read_only
         self.forced = [o.f in read_only for o in ordered]
-        self.needs = model.needs
-        self.leads_to = model.leads_to
+        self.needs = model.tactics.needs
+        self.leads_to = model.tactics.leads_to
         self._windows(calls)
         self._infos()
         self._indexes()
@@ -136,7 +136,7 @@ class Layout:
             return
         self.indexed = True
         self._ok_twins()
-        produces = self.model.produces
+        produces = self.model.tactics.produces
         if self.needs is None or produces is None or len(self.ops) <= PLAIN_ORDER_OPS:
             return
         made: dict[Any, set[int]] = {}

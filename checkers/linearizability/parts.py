@@ -7,7 +7,7 @@ from collections.abc import Hashable, Sequence
 from attrs import evolve
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel, by_key
+from checkers.linearizability.sequential import SequentialModel, by_key
 from checkers.linearizability.verdict import (
     LINEARIZABLE,
     NOT_LINEARIZABLE,
@@ -25,7 +25,7 @@ def partition(
     Why drop them: an op that changes nothing and whose output is unknown is consistent with
     every state, so it can always be linearized (at its call) and constrains nothing."""
     groups: dict[Hashable, list[Operation]] = {}
-    read_only = model.read_only
+    read_only = model.tactics.read_only
     keyed = model.partition is by_key  # (the common case: no call per op)
     key_of = model.partition
     for o in operations:

@@ -14,7 +14,7 @@ from typing import Any
 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.layout import Layout
-from checkers.linearizability.model import SequentialModel
+from checkers.linearizability.sequential import SequentialModel
 
 FOREVER = float("inf")
 
@@ -39,11 +39,11 @@ def useful_info(model: SequentialModel, ops: Sequence[Operation]) -> list[bool] 
     if not n_info:
         return None
     useful = [o.ret is not None or o.call <= last_ok for o in ops]
-    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
-    if needs is not None and produces is not None and effect_needs is not None and model.leads_to is not None:
+    needs, produces, effect_needs = model.tactics.needs, model.tactics.produces, model.tactics.effect_needs
+    if needs is not None and produces is not None and effect_needs is not None and model.tactics.leads_to is not None:
         return useful_info_leading(model, ops, useful)
     if needs is not None and produces is not None and effect_needs is not None:
-        read_only = model.read_only
+        read_only = model.tactics.read_only
         needed: dict[Any, float] = {}  # a state ok ops need -> the latest return of one
         waiting: dict[Any, list[int]] = {}  # produced state -> info ops producing it
         for j, o in enumerate(ops):
@@ -83,8 +83,8 @@ def useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful
     call needs, or a useful info op needs to take effect. One left out leaves a state from which
     no needed one is reached before a fixed result (a put) replaces it, and the ops in between
     accept any state, so nothing any op needs changes."""
-    needs, produces, effect_needs = model.needs, model.produces, model.effect_needs
-    leads_to, may_lead = model.leads_to, model.may_lead
+    needs, produces, effect_needs = model.tactics.needs, model.tactics.produces, model.tactics.effect_needs
+    leads_to, may_lead = model.tactics.leads_to, model.tactics.may_lead
     assert needs is not None and produces is not None and effect_needs is not None and leads_to is not None
     if may_lead is None:
         return all_or_none(useful)
@@ -94,7 +94,7 @@ def useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful
         if o.ret is not None:
             need = needs(o)
             if need is None:
-                if o.f in model.read_only:
+                if o.f in model.tactics.read_only:
                     return all_or_none(useful)
                 continue  # a put or an append: accepts any state
             if needed.get(need, -1) < o.ret:
@@ -124,14 +124,14 @@ def useful_info_leading(model: SequentialModel, ops: Sequence[Operation], useful
 
 
 def leading(model: SequentialModel, states: Iterable[Any]) -> Callable[[Any], list[Any]]:
-    """A lookup `target -> those of states that may lead to target` (`model.leads_to`; without
-    it, only the target itself), by the model's index (`model.leading`) when it has one."""
-    if model.leads_to is None:
+    """A lookup `target -> those of states that may lead to target` (`model.tactics.leads_to`; without
+    it, only the target itself), by the model's index (`model.tactics.leading`) when it has one."""
+    if model.tactics.leads_to is None:
         known = set(states)
         return lambda target: [target] if target in known else []
-    if model.leading is not None:
-        return model.leading(states)
-    every, leads_to = list(states), model.leads_to
+    if model.tactics.leading is not None:
+        return model.tactics.leading(states)
+    every, leads_to = list(states), model.tactics.leads_to
     return lambda target: [s for s in every if leads_to(s, target)]
 
 
@@ -140,10 +140,10 @@ def all_or_none(useful: list[bool]) -> list[bool] | None:
 
 
 class Producers:
-    """Pruning by value. For an ok op that needs one state (`model.needs`): the ops of the part
-    that could produce that state (`model.produces`, `model.reaches`) as a bitset, -1 when the
+    """Pruning by value. For an ok op that needs one state (`model.tactics.needs`): the ops of the part
+    that could produce that state (`model.tactics.produces`, `model.tactics.reaches`) as a bitset, -1 when the
     model cannot say; and in `restart[j]` those that could set a state from which it may be
-    reached again (`model.leads_to`), -1 when the model cannot say, -2 until first asked.
+    reached again (`model.tactics.leads_to`), -1 when the model cannot say, -2 until first asked.
     Only ops called before the op returns count: the others cannot come before it."""
 
     def __init__(self, model: SequentialModel, ops: tuple[Operation, ...], bits: list[int]) -> None:
@@ -152,7 +152,7 @@ class Producers:
         self.bits = bits
         self.restart = [-1] * len(ops)
         self.needed: list[Any] = [None] * len(ops)
-        self.leads_to = model.leads_to or never_leads
+        self.leads_to = model.tactics.leads_to or never_leads
         self.ready = False
         self.fixed_ready = False
         self.fixed: dict[Any, int] = {}  # state -> the ops that set it, whatever it was
@@ -184,9 +184,9 @@ class Producers:
     def _prepare_fixed(self) -> None:
         """`fixed` and `dependent` (asked by `restarts`, and by `of` without `leads_to`)."""
         model, bits = self.model, self.bits
-        produces = model.produces
+        produces = model.tactics.produces
         for k, o in enumerate(self.ops):
-            if o.f in model.read_only:
+            if o.f in model.tactics.read_only:
                 continue
             result = None if produces is None else produces(o)
             if result is None:
@@ -197,17 +197,17 @@ class Producers:
 
     def of(self, j: int) -> int:
         model = self.model
-        if model.needs is None or model.reaches is None:
+        if model.tactics.needs is None or model.tactics.reaches is None:
             return -1
-        need = model.needs(self.ops[j])
+        need = model.tactics.needs(self.ops[j])
         if need is None:
             return -1
         if not self.ready:
             self._prepare()
         produce = self.by_state.get(need)
         if produce is None:
-            reaches, ops, bits = model.reaches, self.ops, self.bits
-            if model.leads_to is not None:
+            reaches, ops, bits = model.tactics.reaches, self.ops, self.bits
+            if model.tactics.leads_to is not None:
                 # The state must lead to `need`, or an op left must produce one that does
                 # (`restarts`): that alone prunes well (kv), so skip asking every append
                 # whether it could produce `need` itself (all ops count as producers).
@@ -221,7 +221,7 @@ class Producers:
                         produce |= bits[k]
             self.by_state[need] = produce
         self.needed[j] = need
-        self.restart[j] = -2 if self.model.leads_to is not None else -1
+        self.restart[j] = -2 if self.model.tactics.leads_to is not None else -1
         return produce & self._usable(j)
 
     def restarts(self, j: int) -> int:

@@ -24,8 +24,8 @@ from heapq import heappop, heappush
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import leading
+from checkers.linearizability.sequential import SequentialModel
 
 SCAN = 256
 """Ops looked at, going back from each op, for one that spoils its state: keeps refuting near
@@ -62,12 +62,12 @@ def refute(model: SequentialModel, ops: Sequence[Operation], deep: bool = False)
     and before `j` (called before `j` returns, not returned before `p` was called) can build
     the rest (`builds`: "c"). Then only `j` and `p` are named (what it rules out is too many
     ops to list; the history up to `j`'s return fails). Dearer: asked of long searches."""
-    needs, produces, may_lead = model.needs, model.produces, model.may_lead
+    needs, produces, may_lead = model.tactics.needs, model.tactics.produces, model.tactics.may_lead
     if needs is None or produces is None:
         return None
-    builds = model.builds if deep else None
-    leads: Callable[[Any, Any], bool] = model.leads_to or operator.eq
-    read_only = model.read_only
+    builds = model.tactics.builds if deep else None
+    leads: Callable[[Any, Any], bool] = model.tactics.leads_to or operator.eq
+    read_only = model.tactics.read_only
     fixed: dict[Any, list[Operation]] = {}  # a fixed result -> the ops (ok or not) producing it
     changers: list[tuple[int, Operation, Any]] = []  # ok ops changing the state: (call, op, result)
     for o in ops:
@@ -181,11 +181,11 @@ def refute_by_count(model: SequentialModel, ops: Sequence[Operation]) -> bool:
     corpus: violations that need a timed-out write to take effect twice). It also answers
     True for every single need no repairer can serve (`refute`'s stale read, with the reads as
     spoilers too), so a trial asks this alone."""
-    needs, produces, may_lead = model.needs, model.produces, model.may_lead
+    needs, produces, may_lead = model.tactics.needs, model.tactics.produces, model.tactics.may_lead
     if needs is None or produces is None:
         return False
-    leads: Callable[[Any, Any], bool] = model.leads_to or operator.eq
-    read_only = model.read_only
+    leads: Callable[[Any, Any], bool] = model.tactics.leads_to or operator.eq
+    read_only = model.tactics.read_only
     fixed: dict[Any, list[Operation]] = {}
     # ok ops that leave a known state: changers with a fixed result, and the ok ops that saw
     # one (a read of V: the state was V there), dependent changers (appends) with None

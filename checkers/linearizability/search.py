@@ -12,8 +12,8 @@ from attrs import evolve
 from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.layout import MORE, Layout, bits_of
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import Pruning, useful_info
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.verdict import PartitionResult
 
 _NO_CHAIN = object()

@@ -5,15 +5,12 @@ into the model's independent parts (`parts.partition`: P-compositionality, a his
 linearizable iff each part is), decides every part, and returns a `Verdict`. For a violation
 it then shrinks the failing part to a minimal sub-history that still fails (`evidence.py`).
 
-A part is decided by the first of these that can: the model's exact fast path (the log's);
-stepping through its only order, when its ops follow one another (`witness.in_sequence`, either
-way); a linearization read off the values by the model's quick guess (`witness.py`; always
-checked, so a wrong guess costs time, never a verdict); for a part with few ops in flight at
-once, the plain search compiled (`compiled.py`; its order checked as a guess is, given up
-after a budget of steps); the model's other guess; a refutation without a search
-(`refute.py`); the search (`search.py`, the Wing–Gong/Lowe search
-with the reductions of `reductions.py`; `refute` is asked again of a search that does not end
-within its first slice, if it was not asked before).
+A part is decided by the first decider of `deciders.cascade()` that can (the model's exact fast
+path; stepping through its only order; the model's guesses and the compiled search, each
+checked; a refutation without a search: one tuple of functions with one signature, listed in
+deciders.py), else by the search (`search.py`, the Wing–Gong/Lowe search with the reductions of
+`reductions.py`; `refute` is asked again of a search that does not end within its first
+slice, if it was not asked before).
 
 Bounds: parts are searched round-robin, smallest first, a slice of steps each, like
 Porcupine's goroutines, so one expensive key cannot hide a cheap violation in another; the
@@ -30,28 +27,22 @@ import gc
 import time
 from collections.abc import Hashable, Sequence
 
+from checkers.linearizability import compiled, deciders
 from checkers.linearizability.bounds import DEFAULT_MAX_CACHE, FREE_SECONDS_PER_STATE, SLICE
-from checkers.linearizability.compiled import straight_through
 from checkers.linearizability.evidence import DEFAULT_MINIMIZE_BUDGET, violation
 from checkers.linearizability.history import Op, Operation, pair
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import merge_verdicts, partition, verdict_of
 from checkers.linearizability.refute import refute
 from checkers.linearizability.search import Deepest, Search, search, searching
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.verdict import (
     CACHE_LIMIT,
     TIMEOUT,
     PartitionResult,
     Verdict,
 )
-from checkers.linearizability.witness import in_sequence, witness
 
 __all__ = ["DEFAULT_MAX_CACHE", "SLICE", "check", "check_operations", "merge_verdicts", "partition", "search"]
-
-WITNESS_FROM = 12
-"""Parts of fewer ops are searched at once: their search takes a few dozen steps, less than
-setting up a witness (Porcupine's c01 keys have 1-10 ops, its c10 keys 23-38)."""
-
 
 def check(
     model: SequentialModel,
@@ -123,10 +114,9 @@ class _Rounds:
         self.searches: dict[int, Search] = {}
         self.sizes: dict[int, int] = {}
         self.deepest: dict[int, Deepest] = {}
-        self.refuted: set[int] = set()  # parts `refute` was asked of already
+        self.deciders = deciders.cascade()
         self.deep: set[int] = set()  # parts `refute` was asked of with `deep`
-        self.quick = True  # ask the model's quick guess (until it makes none for two parts running)
-        self.quick_misses = 0
+        self.alongside: dict[int, compiled.Alongside | None] = {}  # None: none (any more)
 
     def run(self) -> None:
         """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
@@ -134,46 +124,28 @@ class _Rounds:
         are looked at; then the searches left, a slice each in turn."""
         order = sorted(range(len(self.parts)), key=lambda i: len(self.parts[i][1]))
         for i in order:
-            if self._start(i) or (i in self.searches and self._advance(i, first=i not in self.refuted)):
+            # (`refute` was asked of a part of WITNESS_FROM ops or more already, by the cascade)
+            if self._start(i) or (i in self.searches and self._advance(i, first=len(self.parts[i][1]) < deciders.WITNESS_FROM)):
                 break
         else:
             while self.searches and not any(self._advance(i) for i in list(self.searches)):
                 pass
+        self.alongside.clear()
         for i, unfinished in self.searches.items():
             unfinished.close()
             key, ops = self.parts[i]
             self.results[i] = self.deepest[i].unknown(key, ops, self.sizes[i])
 
     def _start(self, i: int) -> bool:
-        """Decide part i without a search if the model can, else start its search; True when
-        the check must stop (the part is not linearizable)."""
+        """Decide part i by the first decider that can (`deciders.cascade`), else start its
+        search; True when the check must stop (the part is not linearizable)."""
         model = self.model
         key, ops = self.parts[i]
         decided = None
-        if model.fast_check is not None:
-            decided = model.fast_check(ops, model.init, key)
-            if decided.valid == "unknown":
-                decided = None
-        elif (decided := in_sequence(model, key, ops)) is not None:
-            pass  # (a part of one client's ops, say: one order only)
-        elif (model.witness is not None or model.quick_witness is not None) and len(ops) >= WITNESS_FROM:
-            if self.quick and model.quick_witness is not None:
-                decided, guessed = witness(model, key, ops, full=False)
-                self.quick_misses = 0 if guessed else self.quick_misses + 1
-                if self.quick_misses >= 2:
-                    self.quick = False  # (two parts running whose values it cannot read: not again)
-            if decided is None:
-                # few ops in flight at once: the plain search, compiled, runs straight through,
-                # in less time than the model's full guess takes (see compiled.py)
-                decided = straight_through(model, key, ops)
-            if decided is None and model.witness is not None:
-                decided, _ = witness(model, key, ops, quick=False)
-            if decided is None:
-                # what spoils a guess is most often a stale read: shown without a search
-                self.refuted.add(i)
-                shown_by = refute(model, ops)
-                if shown_by is not None:
-                    decided = Deepest().refuted(key, ops, 0, shown_by)
+        for decide in self.deciders:
+            decided = decide(model, key, ops)
+            if decided is not None:
+                break
         if decided is not None:
             self.results[i] = decided
             if decided.valid is False:
@@ -207,7 +179,7 @@ class _Rounds:
                 self.results[i] = self.deepest[i].refuted(key, ops, self.sizes.pop(i), shown_by)
                 self.failed = i
                 return True
-        if self.sizes[i] > len(ops) and i not in self.deep and self.model.builds is not None:
+        if self.sizes[i] > len(ops) and i not in self.deep and self.model.tactics.builds is not None:
             # its memo outgrew the part: a long search ahead, worth a refutation that looks
             # further (what repairs a stale read could complete: `refute`'s deep)
             self.deep.add(i)
@@ -217,7 +189,9 @@ class _Rounds:
                 self.results[i] = self.deepest[i].unreachable(key, ops, self.sizes.pop(i), shown_by[0])
                 self.failed = i
                 return True
-        held = sum(self.sizes.values())
+        if self._alongside(i):
+            return False
+        held = sum(self.sizes.values()) + sum(c.memo for c in self.alongside.values() if c is not None)
         if self.deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > self.deadline:
             self.unknown_cause = TIMEOUT
             return True
@@ -225,3 +199,23 @@ class _Rounds:
             self.unknown_cause = CACHE_LIMIT
             return True
         return False
+
+    def _alongside(self, i: int) -> bool:
+        """A slice of the compiled search run beside part i's (`compiled.Alongside`, made once
+        the Python search's first slice did not end it); True when it decided the part (shown
+        linearizable: the Python search is closed)."""
+        if i not in self.alongside:
+            key, ops = self.parts[i]
+            self.alongside[i] = compiled.alongside(self.model, key, ops)
+        beside = self.alongside[i]
+        if beside is None:
+            return False
+        decided = beside.advance()
+        if beside.out:
+            self.alongside[i] = None  # (its memory back now)
+        if decided is None:
+            return False
+        self.searches.pop(i).close()
+        del self.sizes[i]
+        self.results[i] = decided
+        return True

@@ -13,9 +13,9 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from checkers.linearizability.history import Operation
-from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.reductions import FOREVER
 from checkers.linearizability.search import Deepest, search
+from checkers.linearizability.sequential import SequentialModel
 from checkers.linearizability.units import Conflict
 from checkers.linearizability.verdict import PartitionResult
 
@@ -27,14 +27,14 @@ def witness(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
     `witnessed`, or None; and whether the quick guess made one (a history whose values it
     cannot cut is not asked again for its other parts)."""
     guessed = False
-    for guess in (model.quick_witness if quick else None, model.witness if full else None):
+    for guess in (model.tactics.quick_witness if quick else None, model.tactics.witness if full else None):
         order = None if guess is None else guess(ops, model.init)
         if isinstance(order, Conflict):
             shown = conflicting(model, key, ops, order)
             if shown is not None:
                 return shown, guessed
         elif order is not None:
-            guessed = guessed or guess is model.quick_witness
+            guessed = guessed or guess is model.tactics.quick_witness
             shown = witnessed(model, key, ops, order)
             if shown is not None:
                 return shown, guessed
@@ -90,7 +90,7 @@ def witnessed(
                 return None
             if o.call > latest:
                 latest = o.call
-    replay = model.replay
+    replay = model.tactics.replay
     if replay is not None:
         states = replay(model.init, line)
         if states is None:
@@ -161,7 +161,7 @@ def in_sequence(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...
         if o.ret is None or o.call <= ret:
             return None
         ret = o.ret
-    replay = model.replay
+    replay = model.tactics.replay
     if replay is not None and (replayed := replay(model.init, ops)) is not None:
         states: list[Any] = replayed
     else:  # (no replay, or it refused an op: stepping through says which)

@@ -1,4 +1,4 @@
-"""Trace invariants: pure checkers over a simulated run's protocol trace (impl/protocol.py) and
+"""Trace invariants: pure checkers over a simulated run's protocol trace (observed/protocol.py) and
 the spec's placements per epoch — the rules that keep client histories safe, checked where they
 are applied rather than only through the anomalies their breaking eventually causes.
 
@@ -11,13 +11,11 @@ are applied rather than only through the anomalies their breaking eventually cau
 
 from checkers.protocol.barrier import BarrierSettings, check_barrier
 from checkers.protocol.durability import DurabilityReport, LostWrite, StaleRead, check_durability
-from checkers.protocol.events import ProtocolTrace, parse
 from checkers.protocol.fencing import check_fencing
 from checkers.protocol.placements import Placements
 from checkers.protocol.quorum import check_quorum
 from checkers.protocol.streaming import check_streaming
 from checkers.protocol.verdict import ProtocolVerdict, Violation
 
-__all__ = ["BarrierSettings", "DurabilityReport", "LostWrite", "Placements", "ProtocolTrace",
-           "ProtocolVerdict", "StaleRead", "Violation", "check_barrier", "check_durability",
-           "check_fencing", "check_quorum", "check_streaming", "parse"]
+__all__ = ["BarrierSettings", "DurabilityReport", "LostWrite", "Placements", "ProtocolVerdict", "StaleRead",
+           "Violation", "check_barrier", "check_durability", "check_fencing", "check_quorum", "check_streaming"]

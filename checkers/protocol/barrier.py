@@ -24,11 +24,12 @@ from collections.abc import Callable, Mapping
 
 from attrs import frozen
 
-from checkers.protocol.events import ProtocolTrace
+from checkers.protocol.steps import committed_steps
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
 from checkers.quorum.from_spec import locked_barriers
 from checkers.quorum.levels import barrier_rule
 from checkers.quorum.model import LockedBarrier
+from observed.protocol import ProtocolTrace
 from spec.consistency import ConsistencyLevel
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
@@ -58,7 +59,6 @@ def allowed_level(s: BarrierSettings, waited: int) -> str:
 def check_barrier(trace: ProtocolTrace, states: Mapping[int, ClusterMetadata],
                   log: Mapping[int, tuple[str, str, str]], settings: BarrierSettings) -> ProtocolVerdict:
     """`log`: epoch -> (entry kind, the node it names, entry id) of the committed log."""
-    committed = {entry_id: epoch for epoch, (_, _, entry_id) in log.items()}
     applied, first_applied = _apply_times(trace)
     dc_of: dict[str, str] = {}
     for m in states.values():
@@ -67,9 +67,8 @@ def check_barrier(trace: ProtocolTrace, states: Mapping[int, ClusterMetadata],
     out: list[Violation] = []
     checked = 0
     memo: dict[tuple[int, str], tuple[LockedBarrier, ...] | None] = {}
-    for step in trace.steps:
-        e = committed.get(step.entry_id)
-        if e is None or step.kind in IMMEDIATE or not step.kind.startswith(("START_", "MID_", "FINISH_")):
+    for step, e in committed_steps(trace, log):
+        if step.kind in IMMEDIATE or not step.kind.startswith(("START_", "MID_", "FINISH_")):
             continue
         prev = states.get(e - 1)
         w = _previous_step(log, e, step.seq_node)

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Sequence
 
 from attrs import frozen
 
-from checkers.protocol.events import Cell, ProtocolTrace, WritePlan
-
-NOTHING: Cell = (-1, -1)
+from observed.calls import ClientCall, completed
+from observed.cells import NOTHING, Cell, KeyCells, StoredHint
+from observed.protocol import ProtocolTrace, WritePlan
 
 
 @frozen(kw_only=True)
@@ -53,49 +53,48 @@ class DurabilityReport:
     lost: tuple[LostWrite, ...] = ()
 
 
-def check_durability(trace: ProtocolTrace, acked: Sequence[tuple[str, int, int]],
-                     reads: Sequence[tuple[str, int | None, int, int]],
-                     final_cells: Iterable[tuple[str, str, tuple[tuple[str, int, int, bool, bool], ...]]],
-                     hints_left: Iterable[tuple[str, str, str, str, int, int]],
-                     directory: frozenset[str]) -> DurabilityReport:
-    """`acked`: (key, value, acknowledged at) of every `ok` client write; `reads`: (key, value
-    or None, invoked at, completed at) of every `ok` read; `final_cells`: per key what each write
-    replica holds at the end ((replica, ts, value, up, read replica), ts -1: nothing);
-    `hints_left`: (holder, target, keyspace, key, ts, value); `directory`: the final directory."""
+def check_durability(trace: ProtocolTrace, clients: Sequence[ClientCall], cells: Iterable[KeyCells],
+                     hints: Iterable[StoredHint], directory: frozenset[str]) -> DurabilityReport:
+    """`clients`: the run's client calls; `cells`: per key what each write replica holds at the
+    end; `hints`: the hints still stored; `directory`: the final directory (a hint for a node
+    that left carries nothing any more)."""
     plans: dict[int, WritePlan] = {}
     for p in trace.write_plans:
         plans.setdefault(p.value, p)
-    finals = {(ks, key): cells for ks, key, cells in final_cells}
+    finals = {(k.keyspace, k.key): k for k in cells}
     hinted: dict[tuple[str, str], list[Cell]] = {}
-    for _, target, ks, key, ts, value in hints_left:
-        if target in directory:
-            hinted.setdefault((ks, key), []).append((ts, value))
+    for h in hints:
+        if h.target in directory:
+            hinted.setdefault((h.keyspace, h.key), []).append(h.cell)
+    done = [c for c in completed(clients) if c.outcome == "ok"]
     lost: list[LostWrite] = []
     lost_values: set[int] = set()
     by_key: dict[tuple[str, str], list[tuple[int, Cell]]] = {}
-    for key, value, at in acked:
-        plan = plans.get(value)
+    for call in done:
+        if call.f != "write":
+            continue
+        plan = plans.get(call.value)
         if plan is None:
             continue
-        cell = (plan.timestamp, value)
-        by_key.setdefault((plan.keyspace, key), []).append((at, cell))
-        cells = finals.get((plan.keyspace, key))
-        if cells is None:
+        cell = (plan.timestamp, call.value)
+        assert call.completed is not None
+        by_key.setdefault((plan.keyspace, call.key), []).append((call.completed, cell))
+        held = finals.get((plan.keyspace, call.key))
+        if held is None:
             continue
-        if any((ts, v) >= cell for _, ts, v, _, _ in cells) or any(
-                c >= cell for c in hinted.get((plan.keyspace, key), [])):
+        if any(c.cell >= cell for c in held.cells) or any(
+                c >= cell for c in hinted.get((plan.keyspace, call.key), [])):
             continue
-        lost.append(LostWrite(keyspace=plan.keyspace, key=key, value=value, level=plan.cl))
-        lost_values.add(value)
+        lost.append(LostWrite(keyspace=plan.keyspace, key=call.key, value=call.value, level=plan.cl))
+        lost_values.add(call.value)
+    reads = [c for c in done if c.f == "read"]
     return DurabilityReport(stale=_stale(trace, plans, by_key, reads, finals, lost_values),
                             lost=tuple(lost))
 
 
 def _stale(trace: ProtocolTrace, plans: dict[int, WritePlan],
-           by_key: dict[tuple[str, str], list[tuple[int, Cell]]],
-           reads: Sequence[tuple[str, int | None, int, int]],
-           finals: dict[tuple[str, str], tuple[tuple[str, int, int, bool, bool], ...]],
-           lost_values: set[int]) -> tuple[StaleRead, ...]:
+           by_key: dict[tuple[str, str], list[tuple[int, Cell]]], reads: Sequence[ClientCall],
+           finals: dict[tuple[str, str], KeyCells], lost_values: set[int]) -> tuple[StaleRead, ...]:
     newest: dict[str, list[tuple[str, list[int], list[Cell]]]] = {}  # key -> (keyspace, times, best)
     for (ks, k), writes in by_key.items():
         writes.sort()
@@ -109,23 +108,25 @@ def _stale(trace: ProtocolTrace, plans: dict[int, WritePlan],
     for s in trace.stores:
         stores.setdefault((s.keyspace, s.key), []).append((s.t, s.node, (s.timestamp, s.value), s.via))
     out: list[StaleRead] = []
-    for key, value, invoked, done in reads:
+    for read in reads:
+        key, value = read.key, read.read
+        assert read.completed is not None
         for ks, times, best in newest.get(key, []):
-            i = bisect_left(times, invoked)
+            i = bisect_left(times, read.invoked)
             if not i:
                 continue
             missed = best[i - 1]
             got = NOTHING if value is None else (plans[value].timestamp, value) if value in plans else NOTHING
             if got >= missed or missed[1] in lost_values:
                 continue
-            cells = finals.get((ks, key), ())
-            replicas = {r for r, _, _, _, is_read in cells if is_read}
+            held = finals.get((ks, key))
+            replicas = {c.replica for c in held.cells if c.read_replica} if held is not None else set()
             # a later client write overwrites the missed one; it does not heal it
             healed = tuple(via for t, node, c, via in stores.get((ks, key), [])
-                           if t > done and node in replicas and c >= missed and via != "mutation")
-            still = any((ts, v) < missed for r, ts, v, _, is_read in cells if is_read)
+                           if t > read.completed and node in replicas and c >= missed and via != "mutation")
+            still = held is not None and any(c.cell < missed for c in held.cells if c.read_replica)
             out.append(StaleRead(keyspace=ks, key=key, read_value=value, missed_value=missed[1],
-                                 read_at=invoked, healed_by=healed, still_stale=still))
+                                 read_at=read.invoked, healed_by=healed, still_stale=still))
     return tuple(out)
 
 

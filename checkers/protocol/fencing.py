@@ -16,9 +16,9 @@ invariant's business (a liveness matter).
 
 from __future__ import annotations
 
-from checkers.protocol.events import ProtocolTrace
 from checkers.protocol.placements import Placements
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
+from observed.protocol import ProtocolTrace
 
 WRITE_VERBS = ("mutation", "read_repair", "hint")
 

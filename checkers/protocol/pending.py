@@ -22,8 +22,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 
-from checkers.protocol.events import Cell, ProtocolTrace
 from checkers.protocol.placements import Placements
+from observed.cells import Cell
+from observed.protocol import ProtocolTrace
 
 
 def reads_past_pending(trace: ProtocolTrace, placements: Placements) -> frozenset[tuple[str, int]]:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from checkers.protocol.events import ProtocolTrace, ReadPlan, WritePlan
 from checkers.protocol.placements import Placements
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
 from checkers.quorum.levels import QuorumRule, read_rule, write_rule
+from observed.protocol import ProtocolTrace, ReadPlan, WritePlan
 from spec.consistency import ConsistencyLevel
 
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from checkers.protocol.events import Cell, ProtocolTrace, Store, WritePlan
 from checkers.protocol.placements import Placements
+from checkers.protocol.steps import committed_steps
 from checkers.protocol.verdict import MAX_VIOLATIONS, ProtocolVerdict, Violation
 from checkers.quorum.levels import write_rule
+from observed.cells import Cell
+from observed.protocol import ProtocolTrace, Store, WritePlan
 from spec.consistency import ConsistencyLevel
 
 STRICT = ("join", "leave", "move")
@@ -33,7 +35,6 @@ STRICT = ("join", "leave", "move")
 
 def check_streaming(trace: ProtocolTrace, placements: Placements, log: Mapping[int, tuple[str, str, str]],
                     *, all_sources: bool = False) -> ProtocolVerdict:
-    committed = {entry_id: epoch for epoch, (_, _, entry_id) in log.items()}
     plans = {(p.coord, p.rid): p for p in trace.write_plans}
     acked: dict[tuple[str, str], list[tuple[int, WritePlan]]] = {}  # (ks, key) -> (acked at, plan)
     for d in trace.write_dones:
@@ -46,9 +47,8 @@ def check_streaming(trace: ProtocolTrace, placements: Placements, log: Mapping[i
     ops = STRICT + (("replace", "remove") if all_sources else ())
     out: list[Violation] = []
     checked = 0
-    for step in trace.steps:
-        e = committed.get(step.entry_id)
-        if e is None or not step.kind.startswith("MID_") or step.op not in ops:
+    for step, e in committed_steps(trace, log):
+        if not step.kind.startswith("MID_") or step.op not in ops:
             continue
         for (ks, key), writes in sorted(acked.items()):
             token = writes[0][1].token

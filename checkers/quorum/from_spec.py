@@ -25,7 +25,7 @@ from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId
 from spec.placement import DataPlacement, ReplicaGroups
 from spec.sequences import OperationKind
-from spec.tokens import ring_ranges
+from spec.tokens import Range, ring_ranges
 from spec.transformations.base import Transformation
 
 
@@ -113,14 +113,26 @@ def locked_barriers(prev: ClusterMetadata, node: NodeId, *,
         if ks not in prev.placements.keyspaces():
             continue
         placement = prev.placements.get(ks)
+        directions = [(groups, [r.right for r, _ in groups.entries]) for groups in (placement.reads, placement.writes)]
         for lock in locked:
             members: set[str] = set()
-            for groups in (placement.reads, placement.writes):
-                for r, replicas in groups.entries:
-                    if r.contains(lock):
-                        members |= replicas
+            for groups, rights in directions:
+                members |= _containing(groups, rights, lock)
             ranges.append(LockedBarrier(keyspace=ks, range=lock, participants=frozenset(members) - excluded))
     return tuple(ranges)
+
+
+def _containing(groups: ReplicaGroups, rights: list[int], lock: Range) -> frozenset[str]:
+    """The replicas of the range of `groups` that contains `lock` (none if no range does).
+
+    why a bisection: the ranges tile the ring, so only the range holding the lock's right token
+    can contain it (a scan of every range for every locked range made a 256-vnode plan take
+    half a minute); tests/checkers/quorum/test_barrier_lookup.py compares it with the scan."""
+    if not groups.entries:
+        return frozenset()
+    i = bisect_left(rights, lock.right)
+    r, replicas = groups.entries[i if i < len(rights) else 0]
+    return frozenset(replicas) if r.contains(lock) else frozenset()
 
 
 def history_from_run(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,

@@ -18,7 +18,6 @@ and runs the Election over the discovered peers (the undiscovered ones ignored).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -44,17 +43,13 @@ class Election:
 
     def start(self) -> None:
         node = self._node
-        self._process = node.history.new_process()
-        node.history.record(self._process, "invoke", self._value(), node.id)
+        self._process = node.history.invoke_commit(node=node.id, entry_id=f"{node.id}:election",
+                                                   transformation=self._transformation)
         digest = node.log.metadata.digest()
         for peer in self._peers:
             node.send(peer, ElectionPrepare(sender=node.id, epoch=node.log.applied,
                                             digest=digest))
         node.timer(node.settings.election_timeout_ns, self._decide)
-
-    def _value(self, **extra: object) -> str:
-        return canonical_json({"transformation": json.loads(self._transformation),
-                               "entry_id": f"{self._node.id}:election", **extra})
 
     def on_ack(self, msg: ElectionAck) -> None:
         if self.outcome is None:
@@ -87,7 +82,7 @@ class Election:
         node.trace.event("commit", node.id, "-", entry.brief())
         node.commit_and_push(entry)
         self.outcome = "committed"
-        node.history.record(self._process, "ok", self._value(epoch=entry.epoch), node.id)
+        node.history.complete_commit(self._process, "ok", epoch=entry.epoch)
         node.reconfiguration.poll()
 
     def _fail(self, reason: str, *, aborted: bool = False) -> None:
@@ -95,16 +90,15 @@ class Election:
         self.outcome = reason
         node.counters["election_aborts" if aborted else "rejections"] += 1
         node.trace.event("reject", node.id, "-", f"INITIALIZE_CMS {reason}")
-        extra = {"aborted": True} if aborted else {}
-        node.history.record(self._process, "fail",
-                            self._value(rejection=reason, epoch=node.log.applied, **extra), node.id)
+        node.history.complete_commit(self._process, "fail", rejection=reason, epoch=node.log.applied,
+                                     aborted=aborted)
 
     def crash(self) -> None:
         """The initiator crashed before deciding: the outcome is unknown."""
         if self.outcome is None:
             self.outcome = "crashed"
             node = self._node
-            node.history.record(self._process, "info", self._value(), node.id)
+            node.history.complete_commit(self._process, "info")
 
 
 class Discovery:

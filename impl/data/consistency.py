@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from attrs import frozen
 
+from impl import bugs
+
 LEVELS = ("ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_ONE", "LOCAL_QUORUM", "EACH_QUORUM")
 LOCAL_LEVELS = ("LOCAL_ONE", "LOCAL_QUORUM")
 SIMPLE = "SimpleStrategy"
@@ -46,9 +48,9 @@ def block_for(cl: str, strategy: str, factors: Sequence[tuple[str, int]], local_
               pending_dcs: Sequence[str] = (), *, mutants: frozenset[str] = frozenset()) -> Requirement:
     """Cassandra's `blockFor` / `blockForWrite` (pending replicas given by their DCs). `mutants`:
     the run's known-bug switches (impl/bugs.py) that act here."""
-    if "each-quorum-pending-local-dc-only" in mutants and cl == "EACH_QUORUM":
+    if bugs.on(mutants, "each-quorum-pending-local-dc-only") and cl == "EACH_QUORUM":
         pending_dcs = [d for d in pending_dcs if d == local_dc]
-    if "local-quorum-ignores-pending" in mutants and cl in LOCAL_LEVELS:
+    if bugs.on(mutants, "local-quorum-ignores-pending") and cl in LOCAL_LEVELS:
         pending_dcs = []
     rf_by_dc = dict(factors)
     total_rf = sum(rf_by_dc.values())

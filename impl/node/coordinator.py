@@ -46,6 +46,20 @@ from impl.messages import (
 )
 from impl.node.replica_plans import Plan, dc_of, read_plan, repair_plan, write_plan
 from impl.node.request import HINT, Done, Request, errors
+from observed.protocol import (
+    Event,
+    ReadDone,
+    ReadPlan,
+    ReadRepair,
+    ReadRepairAck,
+    ReadResolve,
+    ReadResp,
+    ReadSpeculate,
+    WriteAck,
+    WriteDone,
+    WritePlan,
+)
+from spec import fixes
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -61,8 +75,8 @@ class Coordinator:
         # refusals from replicas ahead of this node, held until the log reaches their epoch
         self._parked: list[MutationAck | ReadResponse] = []
 
-    def _emit(self, kind: str, *fields: Any) -> None:
-        self._node.world.protocol.emit(kind, self._node.id, *fields)
+    def _emit(self, kind: type[Event], **fields: Any) -> None:
+        self._node.world.protocol.emit(kind, coord=self._node.id, **fields)
 
     def _dc_of(self, replica: str) -> str:
         return dc_of(self._node.log.metadata, replica)
@@ -86,11 +100,12 @@ class Coordinator:
             return
         req.value = value
         req.timestamp = node.world.queue.clock.now + self._skew
-        self._emit("write_plan", req.id, keyspace, key, token, cl, plan.epoch,
-                   self._dc_of(node.id), plan.contacts, plan.down, req.timestamp, value)
+        self._emit(WritePlan, rid=req.id, keyspace=keyspace, key=key, token=token, cl=cl, epoch=plan.epoch,
+                   coord_dc=self._dc_of(node.id), contacts=plan.contacts, down=plan.down,
+                   timestamp=req.timestamp, value=value)
         if not plan.available:
             node.counters["unavailable_write"] += 1
-            self._emit("write_done", req.id, "fail", node.log.applied)
+            self._emit(WriteDone, rid=req.id, outcome="fail", epoch=node.log.applied)
             done("fail", "unavailable")
             return
         self._adopt(req, plan)
@@ -109,7 +124,7 @@ class Coordinator:
         hinted = [r for r in plan.down if self._hint(req, r, "down" if cl != "ANY" else "any")]
         if hinted and cl == "ANY":  # submitHint notifies the handler only at ANY
             req.acks.add(HINT)
-            self._emit("write_ack", req.id, HINT, "hint")
+            self._emit(WriteAck, rid=req.id, replica=HINT, how="hint")
             self._progress(req)
 
     def _hint(self, req: Request, target: str, reason: str) -> bool:
@@ -124,11 +139,11 @@ class Coordinator:
         if plan is None:
             done("fail", f"unknown keyspace {keyspace}")
             return
-        self._emit("read_plan", req.id, keyspace, key, token, cl, plan.epoch, self._dc_of(node.id),
-                   plan.contacts)
+        self._emit(ReadPlan, rid=req.id, keyspace=keyspace, key=key, token=token, cl=cl, epoch=plan.epoch,
+                   coord_dc=self._dc_of(node.id), contacts=plan.contacts)
         if not plan.available:
             node.counters["unavailable_read"] += 1
-            self._emit("read_done", req.id, "fail", -1, None, node.log.applied)
+            self._emit(ReadDone, rid=req.id, outcome="fail", timestamp=-1, value=None, epoch=node.log.applied)
             done("fail", "unavailable")
             return
         self._adopt(req, plan)
@@ -151,7 +166,7 @@ class Coordinator:
         if req is None or req.finished or req.resolved or not req.spare:
             return
         self._node.counters["speculative_reads"] += 1
-        self._emit("read_speculate", req.id, req.spare[0])
+        self._emit(ReadSpeculate, rid=req.id, replica=req.spare[0])
         self._send_read(req, req.spare.pop(0))
 
     # --- responses ---
@@ -163,7 +178,7 @@ class Coordinator:
             if req is not None and not msg.error:
                 req.repaired.add(msg.sender)
                 req.repair_acks.add(msg.sender)
-                self._emit("read_repair_ack", req.id, msg.sender)
+                self._emit(ReadRepairAck, rid=req.id, replica=msg.sender)
                 self._progress(req)
             return
         req = self._requests.get(msg.request_id) or self._expiring.get(msg.request_id)
@@ -177,7 +192,7 @@ class Coordinator:
             self._hint(req, msg.sender, "refused")  # onFailure hints a failure response too
         else:
             req.acks.add(msg.sender)
-            self._emit("write_ack", req.id, msg.sender, "ack")
+            self._emit(WriteAck, rid=req.id, replica=msg.sender, how="ack")
         if req.finished:
             if not req.waiting:
                 self._expired(req)
@@ -193,7 +208,7 @@ class Coordinator:
         elif not req.resolved:
             # why only before resolving: the set of responses the read resolves is fixed
             req.cells[msg.sender] = (msg.timestamp, msg.value)
-            self._emit("read_resp", req.id, msg.sender, msg.timestamp, msg.value)
+            self._emit(ReadResp, rid=req.id, replica=msg.sender, timestamp=msg.timestamp, value=msg.value)
         self._progress(req)
 
     def _park(self, msg: MutationAck | ReadResponse) -> bool:
@@ -260,7 +275,8 @@ class Coordinator:
         ts, value = max(req.cells.values(), key=lambda c: (c[0], -1 if c[1] is None else c[1]))
         req.value = value
         req.timestamp = ts
-        self._emit("read_resolve", req.id, self._node.log.applied, tuple(sorted(req.cells)), ts, value)
+        self._emit(ReadResolve, rid=req.id, epoch=self._node.log.applied, responders=tuple(sorted(req.cells)),
+                   timestamp=ts, value=value)
         stale = {r for r, c in req.cells.items() if c != (ts, value)}
         if value is None or bugs.on(self._node.settings, "read-repair-skipped"):
             return
@@ -278,7 +294,7 @@ class Coordinator:
         metadata repairs as on a mismatch, so the value is on the write level's count of the
         write replicas (pending included) before the read answers — what any later read quorum,
         after the movement too, meets."""
-        if "read-repair-pending" not in self._node.settings.fixes:
+        if not fixes.on(self._node.settings.fixes, fixes.READ_REPAIR_PENDING):
             return False
         now = write_plan(self._node, req.keyspace, req.token, req.cl)
         return now is not None and bool(now.pending)
@@ -298,7 +314,7 @@ class Coordinator:
         req.repaired = up_to_date & set(plan)
         req.repair_epoch = epoch
         targets = sorted(r for r in plan if r not in up_to_date)
-        self._emit("read_repair", req.id, epoch, plan, tuple(targets))
+        self._emit(ReadRepair, rid=req.id, epoch=epoch, plan=plan, targets=tuple(targets))
         node.counters["read_repairs"] += 1
         for r in targets:
             rid = self._next_id()
@@ -369,7 +385,7 @@ class Coordinator:
                 # and succeeds ("Wrote hints to satisfy CL.ANY after no replicas acknowledged")
                 hinted = [r for r in req.replicas if self._hint(req, r, "any")]
                 if hinted:
-                    self._emit("write_ack", req.id, HINT, "hint")
+                    self._emit(WriteAck, rid=req.id, replica=HINT, how="hint")
                     req.waiting = set()
                     self._finish(req, "ok", None)
                     return
@@ -396,10 +412,10 @@ class Coordinator:
             self._node.cancel(req.timer)
         node = self._node
         if req.write:
-            self._emit("write_done", req.id, outcome, node.log.applied)
+            self._emit(WriteDone, rid=req.id, outcome=outcome, epoch=node.log.applied)
         else:
-            self._emit("read_done", req.id, outcome, req.timestamp, req.value if outcome == "ok"
-                       else None, node.log.applied)
+            self._emit(ReadDone, rid=req.id, outcome=outcome, timestamp=req.timestamp,
+                       value=req.value if outcome == "ok" else None, epoch=node.log.applied)
         req.done(outcome, value)
 
     def crash(self) -> None:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from attrs import frozen
 
 from impl.sync_messages import HintAck, HintBatch
+from observed.protocol import HintDeliver, HintStore
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -94,8 +95,8 @@ class HintsService:
                     key=key, token=token, timestamp=timestamp, value=value)
         self._store.setdefault(target, []).append(hint)
         node.counters["hints_stored_" + reason] += 1
-        node.world.protocol.emit("hint_store", node.id, target, keyspace, key, timestamp, value,
-                                 reason)
+        node.world.protocol.emit(HintStore, coord=node.id, target=target, keyspace=keyspace, key=key,
+                                 timestamp=timestamp, value=value, reason=reason)
         return True
 
     # --- replay ---
@@ -122,8 +123,8 @@ class HintsService:
         for h in self._store.get(msg.sender, []):
             if h.id in done:
                 node.counters["hints_replayed"] += 1
-                node.world.protocol.emit("hint_deliver", node.id, msg.sender, h.keyspace, h.key,
-                                         h.timestamp, h.value)
+                node.world.protocol.emit(HintDeliver, holder=node.id, target=msg.sender, keyspace=h.keyspace,
+                                         key=h.key, timestamp=h.timestamp, value=h.value)
             else:
                 kept.append(h)
         if kept:

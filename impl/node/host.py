@@ -22,14 +22,18 @@ from impl.settings import Settings
 from impl.sim.decisions import Decisions
 from impl.sim.events import Event, EventQueue
 from impl.trace import Trace
+from observed.protocol import Event as ProtocolEvent
+from observed.run import ApplyFailure
 
 
 class Sends(Protocol):
     def send(self, src: str, dst: str, msg: Message) -> None: ...
 
 
-class World(Protocol):
-    """Read-only members (properties), so that concrete classes match structurally."""
+class Simulated(Protocol):
+    """What the cluster and each node both hand their parts: the run's settings, counters,
+    message trace, history, decisions and metadata executor. Read-only members (properties),
+    so that concrete classes match structurally."""
 
     @property
     def settings(self) -> Settings: ...
@@ -48,6 +52,10 @@ class World(Protocol):
 
     @property
     def executor(self) -> Executor: ...
+
+
+class World(Simulated, Protocol):
+    """What a node needs from the simulated cluster around it, besides `Simulated`."""
 
     @property
     def queue(self) -> EventQueue: ...
@@ -74,7 +82,7 @@ class World(Protocol):
         """The operator's `nodetool cms reconfigure` is done (the membership is `target`)."""
 
     @property
-    def apply_failures(self) -> list[tuple[str, int, str]]: ...
+    def apply_failures(self) -> list[ApplyFailure]: ...
 
     def is_up(self, node_id: str) -> bool: ...
 
@@ -113,7 +121,7 @@ class Polls(Protocol):
 class Emits(Protocol):
     """ProtocolLog's face (impl/protocol.py)."""
 
-    def emit(self, kind: str, *fields: Any) -> None: ...
+    def emit(self, kind: type[ProtocolEvent], /, **fields: Any) -> None: ...
 
 
 class StoresHints(Protocol):
@@ -133,7 +141,9 @@ class Liveness(Protocol):
     def downtime(self, peer_id: str) -> int: ...
 
 
-class Host(Protocol):
+class Host(Simulated, Protocol):
+    """What a node's parts need from the node that composes them, besides `Simulated`."""
+
     @property
     def id(self) -> str: ...
 
@@ -145,24 +155,6 @@ class Host(Protocol):
 
     @property
     def world(self) -> World: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def counters(self) -> dict[str, int]: ...
-
-    @property
-    def trace(self) -> Trace: ...
-
-    @property
-    def history(self) -> History: ...
-
-    @property
-    def decisions(self) -> Decisions: ...
-
-    @property
-    def executor(self) -> Executor: ...
 
     @property
     def disk(self) -> Disk: ...

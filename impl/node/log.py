@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from impl import snapshots
+from impl import bugs, snapshots
 from impl.data.versioned import PlacementHistory
 from impl.engine import Executor
 from impl.entry import GENESIS_CHAIN, Entry, Snapshot, chain_hash
@@ -107,7 +107,7 @@ class LocalLog:
         if entry.epoch > self.applied + 1:
             self.pending.setdefault(entry.epoch, entry)
             return False
-        if "apply-failure-stalls" in self._mutants and entry.epoch % 10 == 0:
+        if bugs.on(self._mutants, "apply-failure-stalls") and entry.epoch % 10 == 0:
             # mutant: a (transient) failure applying this entry, retried forever
             self.pending.setdefault(entry.epoch, entry)
             return False
@@ -115,7 +115,7 @@ class LocalLog:
         pending = self.pending
         while pending:
             nxt = pending.get(self.applied + 1)
-            if nxt is None or ("apply-failure-stalls" in self._mutants and nxt.epoch % 10 == 0):
+            if nxt is None or (bugs.on(self._mutants, "apply-failure-stalls") and nxt.epoch % 10 == 0):
                 break
             del pending[nxt.epoch]
             self._apply(nxt, persist=True)
@@ -149,13 +149,13 @@ class LocalLog:
             return False
         d = self.disk
         metadata = self._executor.engine.from_json(snap.metadata)
-        if "snapshot-install-stale" in self._mutants:
+        if bugs.on(self._mutants, "snapshot-install-stale"):
             metadata = self.metadata  # mutant: the snapshot's epoch taken, its content not
         else:
             self._executor.remember(snap.chain, metadata)
         # ForceSnapshot.execute's affected keys: MetadataKeys.diffKeys(prev, baseState) since
         # CASSANDRA-19128; before it, every core key whatever changed
-        keys = (CORE_METADATA if "force-snapshot-reports-all-keys" in self._mutants
+        keys = (CORE_METADATA if bugs.on(self._mutants, "force-snapshot-reports-all-keys")
                 else diff_keys(self.metadata, metadata))
         self.last_install = (self.applied, keys)
         d.base = snap

@@ -73,6 +73,7 @@ from impl.sync_messages import (
     ValidationRequest,
     ValidationResponse,
 )
+from observed.run import ApplyFailure
 
 
 class Node:
@@ -382,4 +383,4 @@ class Node:
     def _on_apply_failure(self, entry: Entry, reason: str) -> None:
         self.counters["apply_failures"] += 1
         self.trace.event("apply_failure", self.id, "-", f"{entry.brief()} {reason}")
-        self.world.apply_failures.append((self.id, entry.epoch, reason))
+        self.world.apply_failures.append(ApplyFailure(node=self.id, epoch=entry.epoch, reason=reason))

@@ -37,6 +37,8 @@ from impl.messages import StreamComplete, SubmitResult, WatermarkResponse
 from impl.node import operator_checks as checks
 from impl.node.progress_barrier import ProgressBarrier
 from impl.node.streaming import Streaming, elsewhere, plan
+from observed.protocol import BarrierStart, StepSubmit
+from spec import fixes
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -296,8 +298,8 @@ class OperationDriver:
         assert st is not None
         # which committed steps a driver took (the barrier and streaming invariants look at
         # those; a scripted submission of a step has neither)
-        node.world.protocol.emit("step_submit", node.id, st["seq_node"], st["op"],
-                                 str(transformation["kind"]), entry)
+        node.world.protocol.emit(StepSubmit, driver=node.id, seq_node=st["seq_node"], op=st["op"],
+                                 kind=str(transformation["kind"]), entry_id=entry)
         # why a watchdog: a submitter that gives up reports no result; the log then tells
         attempts = node.settings.max_submit_attempts + 1
         node.timer(node.settings.submit_timeout_ns * attempts, self._watchdog, entry, work=False)
@@ -368,7 +370,7 @@ class OperationDriver:
             # the gossip era's only safeguard: wait RING_DELAY and hope everyone has heard
             node.timer(node.settings.ring_delay_ns, passed, "RING_DELAY")
             return
-        node.world.protocol.emit("barrier_start", node.id, seq_node, step, wait_for)
+        node.world.protocol.emit(BarrierStart, driver=node.id, seq_node=seq_node, step=step, wait_for=wait_for)
         self._barrier = ProgressBarrier(node, wait_for=wait_for, sequence_node=seq_node,
                                         excluded=self._excluded(), on_pass=passed)
         self._barrier.start()
@@ -397,7 +399,7 @@ class OperationDriver:
                      from_new_replicas=bugs.on(node.settings, "stream-from-non-replica"),
                      from_remaining=bugs.on(node.settings, "stream-from-remaining-replica"),
                      wait_for_excluded=bugs.on(node.settings, "removenode-nothing-to-stream-hangs"),
-                     all_sources="stream-from-all-replicas" in node.settings.fixes)
+                     all_sources=fixes.on(node.settings.fixes, fixes.STREAM_FROM_ALL_REPLICAS))
         halted = elsewhere(st["op"], st["seq_node"], tasks)
         if halted is not None:
             self._waiting = False

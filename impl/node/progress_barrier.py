@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from impl import bugs
 from impl.messages import WatermarkRequest, WatermarkResponse
+from observed.protocol import BarrierPass
+from spec import fixes
 from spec.tokens import Range
 
 if TYPE_CHECKING:
@@ -129,7 +131,7 @@ class ProgressBarrier:
             return
         now = node.world.queue.clock.now
         if now - self._level_since >= node.settings.barrier_timeout_ns \
-                and "barrier-no-relaxation" not in node.settings.fixes:
+                and not fixes.on(node.settings.fixes, fixes.BARRIER_NO_RELAXATION):
             nxt = relax(self.level, node.settings.barrier_min_consistency)
             if nxt is not None:
                 node.counters["barrier_relaxations"] += 1
@@ -153,8 +155,9 @@ class ProgressBarrier:
             self.done = True
             node.cancel(self._timer)
             node.trace.event("barrier", node.id, "-", f"passed e{self.wait_for} {self.level}")
-            node.world.protocol.emit("barrier_pass", node.id, self._sequence_node, self.wait_for,
-                                     self.level, tuple(sorted(self._responded)))
+            node.world.protocol.emit(BarrierPass, driver=node.id, seq_node=self._sequence_node,
+                                     wait_for=self.wait_for, level=self.level,
+                                     responded=tuple(sorted(self._responded)))
             self._on_pass(self.level)
             return True
         return False

@@ -40,6 +40,7 @@ from impl.sync_messages import (
     ValidationRequest,
     ValidationResponse,
 )
+from observed.protocol import Event, RepairSessionDone, RepairSessionStart, SyncTask
 from spec.tokens import Range
 
 if TYPE_CHECKING:
@@ -87,8 +88,8 @@ class RepairService:
     def busy(self) -> bool:
         return bool(self._sessions)
 
-    def _emit(self, kind: str, *fields: Any) -> None:
-        self._node.world.protocol.emit(kind, self._node.id, *fields)
+    def _emit(self, kind: type[Event], **fields: Any) -> None:
+        self._node.world.protocol.emit(kind, coord=self._node.id, **fields)
 
     # --- the coordinating side ---
 
@@ -115,7 +116,7 @@ class RepairService:
             groups = {(lo, hi): reads for lo, hi, reads in mine if not chosen or (lo, hi) in chosen}
         groups = {r: p for r, p in groups.items() if len(p) >= 2}
         if not groups:
-            self._emit("repair_done", keyspace, "completed")
+            self._emit(RepairSessionDone, session=0, keyspace=keyspace, outcome="completed")
             return
         for participants in groups.values():
             down = [p for p in participants if not node.failure_detector.is_alive(p)]
@@ -124,23 +125,23 @@ class RepairService:
                 return
         session = _Session(node.next_request_id(), keyspace, groups)
         self._sessions[session.id] = session
-        self._emit("repair_start", keyspace, tuple(sorted(groups)),
-                   tuple(groups[r] for r in sorted(groups)), node.log.applied)
+        self._emit(RepairSessionStart, session=session.id, keyspace=keyspace, ranges=tuple(sorted(groups)),
+                   participants=tuple(groups[r] for r in sorted(groups)), epoch=node.log.applied)
         session.timer = node.timer(node.settings.repair_timeout_ns, self._timeout, session.id)
         for p in sorted({p for ps in groups.values() for p in ps}):
             mine_ranges = tuple(r for r in sorted(groups) if p in groups[r])
             node.send(p, ValidationRequest(sender=node.id, epoch=node.log.applied, session=session.id,
                                            keyspace=keyspace, ranges=mine_ranges))
 
-    def _failed(self, keyspace: str, why: str) -> None:
+    def _failed(self, keyspace: str, why: str, session: int = 0) -> None:
         self._node.counters["repairs_failed"] += 1
         self._node.trace.event("repair", self._node.id, "-", f"failed: {why}")
-        self._emit("repair_done", keyspace, "failed: " + why)
+        self._emit(RepairSessionDone, session=session, keyspace=keyspace, outcome="failed: " + why)
 
     def _timeout(self, sid: int) -> None:
         session = self._sessions.pop(sid, None)
         if session is not None:
-            self._failed(session.keyspace, "timeout")
+            self._failed(session.keyspace, "timeout", session.id)
 
     def on_validation_response(self, msg: ValidationResponse) -> None:
         session = self._sessions.get(msg.session)
@@ -168,7 +169,8 @@ class RepairService:
         for (src, dst), keys in sorted(wanted.items()):
             session.syncs.add((src, dst))
             node.counters["repair_syncs"] += 1
-            self._emit("repair_sync", src, dst, session.keyspace, tuple(sorted(keys)))
+            self._emit(SyncTask, session=session.id, src=src, dst=dst, keyspace=session.keyspace,
+                       keys=tuple(sorted(keys)))
             node.send(src, RepairSync(sender=node.id, epoch=node.log.applied, session=session.id,
                                       keyspace=session.keyspace, keys=tuple(sorted(keys)),
                                       destination=dst))
@@ -185,7 +187,7 @@ class RepairService:
         if session.syncing and not session.syncs:
             self._sessions.pop(session.id, None)
             self._node.cancel(session.timer)
-            self._emit("repair_done", session.keyspace, "completed")
+            self._emit(RepairSessionDone, session=session.id, keyspace=session.keyspace, outcome="completed")
 
     # --- the participating side ---
 

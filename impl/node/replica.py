@@ -42,6 +42,8 @@ from impl.messages import (
 )
 from impl.node.storage import ReplicaStorage
 from impl.sync_messages import HintAck, HintBatch
+from observed.protocol import Serve, Store, StreamServe
+from spec import fixes
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -70,7 +72,8 @@ class Replica:
         """Apply a cell (last write wins); a `store` event when it changed what this node holds."""
         if not self.storage.apply(keyspace, key, timestamp, value):
             return False
-        self._node.world.protocol.emit("store", self._node.id, keyspace, key, timestamp, value, via)
+        self._node.world.protocol.emit(Store, node=self._node.id, keyspace=keyspace, key=key, timestamp=timestamp,
+                                       value=value, via=via)
         return True
 
     # --- epoch checks ---
@@ -104,7 +107,7 @@ class Replica:
                 return self._wait(msg)  # not a replica here: catch up blockingly, then look again
             node.counters["invalid_routing_" + ("write" if writes else "read")] += 1
             return INVALID_ROUTING
-        if not writes and "fence-reads-by-last-modified" not in node.settings.fixes:
+        if not writes and not fixes.on(node.settings.fixes, fixes.FENCE_READS_BY_LAST_MODIFIED):
             return None  # ReadCommandVerbHandler compares no lastModified (finding stale-coordinator-read)
         behind = 1 if bugs.on(node.settings, "fencing-accepts-one-behind") else 0
         if node.disk.placement_epochs.last_modified(msg.keyspace, msg.token,
@@ -123,8 +126,9 @@ class Replica:
         node = self._node
         if answer == "ok" and msg.epoch > node.log.applied:
             node.counters["served_behind"] += 1  # in the group: served at once, caught up async
-        node.world.protocol.emit("serve", node.id, verb, msg.sender, msg.epoch, node.log.applied,
-                                 msg.keyspace, msg.token, answer, msg.request_id)
+        node.world.protocol.emit(Serve, replica=node.id, verb=verb, sender=msg.sender, sender_epoch=msg.epoch,
+                                 replica_epoch=node.log.applied, keyspace=msg.keyspace, token=msg.token,
+                                 answer=answer, rid=msg.request_id)
 
     def on_log_advanced(self) -> None:
         if not self._waiting:
@@ -176,12 +180,12 @@ class Replica:
         for _, ks, key, token, ts, value in msg.hints:
             replicas = meta.write_replicas(ks, token) if ks in meta.keyspaces else ()
             if node.id in replicas or bugs.on(node.settings, "hint-replay-ignores-ownership"):
-                protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
-                              token, "ok", 0)
+                protocol.emit(Serve, replica=node.id, verb="hint", sender=msg.sender, sender_epoch=msg.epoch,
+                              replica_epoch=node.log.applied, keyspace=ks, token=token, answer="ok", rid=0)
                 self.store(ks, key, ts, value, "hint")
                 continue
-            protocol.emit("serve", node.id, "hint", msg.sender, msg.epoch, node.log.applied, ks,
-                          token, "rehinted", 0)
+            protocol.emit(Serve, replica=node.id, verb="hint", sender=msg.sender, sender_epoch=msg.epoch,
+                          replica_epoch=node.log.applied, keyspace=ks, token=token, answer="rehinted", rid=0)
             for r in replicas:
                 node.hints.store(r, ks, key, token, ts, value, "rehint")
         node.send(msg.sender, HintAck(sender=node.id, epoch=node.log.applied,
@@ -193,8 +197,8 @@ class Replica:
         node = self._node
         keys = {k for (ks, k) in node.disk.data if ks == msg.keyspace}
         rows = self.storage.rows_in(msg.keyspace, {k: self.token(k) for k in keys}, msg.ranges)
-        node.world.protocol.emit("stream_serve", node.id, msg.destination, msg.driver, msg.keyspace,
-                                 msg.ranges, tuple(rows))
+        node.world.protocol.emit(StreamServe, source=node.id, destination=msg.destination, driver=msg.driver,
+                                 keyspace=msg.keyspace, ranges=msg.ranges, rows=tuple(rows))
         node.send(msg.destination, StreamData(sender=node.id, epoch=node.log.applied,
                                               request_id=msg.request_id, keyspace=msg.keyspace,
                                               rows=tuple(rows), driver=msg.driver))

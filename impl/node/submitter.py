@@ -11,12 +11,10 @@ still commit elsewhere).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from impl import bugs
-from impl.entry import canonical_json
 from impl.messages import Submit, SubmitResult
 
 if TYPE_CHECKING:
@@ -50,15 +48,11 @@ class Submitter:
         disk = node.disk
         entry_id = f"{node.id}:{disk.next_entry_seq}"
         disk.next_entry_seq += 1
-        p = Pending(entry_id, transformation, node.history.new_process(), callback)
+        process = node.history.invoke_commit(node=node.id, entry_id=entry_id, transformation=transformation)
+        p = Pending(entry_id, transformation, process, callback)
         self.pending[entry_id] = p
-        node.history.record(p.process, "invoke", self._value(p), node.id)
         self._send(p)
         return entry_id
-
-    def _value(self, p: Pending, **extra: object) -> str:
-        return canonical_json({"transformation": json.loads(p.transformation),
-                               "entry_id": p.entry_id, **extra})
 
     def _send(self, p: Pending) -> None:
         node = self._node
@@ -80,7 +74,7 @@ class Submitter:
         node = self._node
         if p.attempts >= node.settings.max_submit_attempts:
             del self.pending[entry_id]
-            node.history.record(p.process, "info", self._value(p), node.id)
+            node.history.complete_commit(p.process, "info")
             return
         node.counters["submit_retries"] += 1
         if bugs.on(node.settings, "submit-retry-new-entry-id"):
@@ -88,6 +82,7 @@ class Submitter:
             p.entry_id = f"{node.id}:{node.disk.next_entry_seq}"
             node.disk.next_entry_seq += 1
             self.pending[p.entry_id] = p
+            node.history.resent_as(p.process, p.entry_id)
         self._send(p)
 
     def on_result(self, msg: SubmitResult) -> None:
@@ -105,20 +100,15 @@ class Submitter:
         del self.pending[msg.entry_id]
         node.cancel(p.timer)
         if msg.outcome == "committed":
-            node.history.record(p.process, "ok", self._value(p, epoch=msg.committed_epoch),
-                                node.id)
+            node.history.complete_commit(p.process, "ok", epoch=msg.committed_epoch)
         elif p.attempts == 1:
-            node.history.record(p.process, "fail",
-                                self._value(p, rejection=msg.reason, epoch=msg.decided_epoch),
-                                node.id)
+            node.history.complete_commit(p.process, "fail", rejection=msg.reason, epoch=msg.decided_epoch)
         else:
             # why info: an earlier attempt may still be live at another CMS member, and it may
             # commit at a later epoch where the transformation is valid again; only a rejection
             # of the one and only attempt is definite
             node.counters["indefinite_rejections"] += 1
-            node.history.record(p.process, "info",
-                                self._value(p, rejection=msg.reason, epoch=msg.decided_epoch),
-                                node.id)
+            node.history.complete_commit(p.process, "info", rejection=msg.reason, epoch=msg.decided_epoch)
         if p.callback is not None:
             p.callback(msg)
 
@@ -126,5 +116,5 @@ class Submitter:
         """Requests in flight when the node crashes end as `info`: they may still commit."""
         node = self._node
         for p in self.pending.values():
-            node.history.record(p.process, "info", self._value(p), node.id)
+            node.history.complete_commit(p.process, "info")
         self.pending.clear()

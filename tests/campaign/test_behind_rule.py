@@ -10,7 +10,7 @@ from __future__ import annotations
 from attrs import evolve
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.judge import judge
+from campaign.judge.judgement import judge
 from impl.cluster import run_scenario
 
 
@@ -36,8 +36,8 @@ def test_a_node_cut_off_while_the_only_holders_of_an_epoch_died_is_not_called_st
     applied = {n.id: (n.applied_epoch, n.up) for n in result.nodes}
     assert not result.quiescent and result.final_epoch == 7
     assert applied == {"n1": (6, True), "n2": (7, False), "n3": (7, False)}
-    assert judge(scenario, result).liveness == ()
+    assert judge(scenario, result).family("liveness") == ()
     # had n2 been alive at the end (holding epoch 7), n1 not catching up would be a failure
     revived = evolve(result, nodes=tuple(evolve(n, up=True) if n.id == "n2" else n for n in result.nodes))
-    assert [c.text for c in judge(scenario, revived).liveness] == [
+    assert [c.text for c in judge(scenario, revived).family("liveness")] == [
         "liveness: live node not applying: n1 behind epoch 7 at the end"]

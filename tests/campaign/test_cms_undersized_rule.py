@@ -1,7 +1,7 @@
 """Issue 25: the "CMS undersized" liveness rule counts as candidates only the nodes the CMS
 placement could add (JOINED, up, in no in-progress sequence: CMSPlacementStrategy.DefaultNodeFilter),
 and still catches a placement that proposes a node in a sequence (issue 21: judged against the
-last sizing point, campaign/run/cms_liveness.py)."""
+last sizing point, campaign/judge/checks/cms.py)."""
 
 from __future__ import annotations
 

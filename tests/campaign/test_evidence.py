@@ -1,4 +1,4 @@
-"""Every sim failure carries its evidence (campaign/run/evidence.py): the issue's "Replay prints
+"""Every sim failure carries its evidence (campaign/judge/evidence.py): the issue's "Replay prints
 `clients: not-linearizable` and nothing else: not the key, the read, the write it missed, the
 nodes and epochs involved, or the topology step in flight ... A stuck replace ... ended with no
 operation in the summary." Acceptance: `tcmcheck replay` of a simulated client failure prints
@@ -14,9 +14,11 @@ from attrs import evolve
 
 from campaign.cli import main
 from campaign.formats.scenario import parse_scenario
+from campaign.judge.evidence import Evidence
+from campaign.judge.judgement import judge
 from campaign.kinds import checked, load_failure
-from campaign.run.evidence import Evidence, evidence_of
-from campaign.run.judge import judge
+from campaign.kinds.sim import payload
+from campaign.run.record import Outcome
 from impl.cluster import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,11 +26,15 @@ STALE = ROOT / "examples" / "findings" / "stale-coordinator-read.json"
 DATA = ROOT / "tests" / "impl" / "sim" / "data"
 
 
+def evidence(outcome: Outcome) -> Evidence | None:
+    return payload(outcome).evidence
+
+
 @pytest.fixture(scope="module")
 def stale() -> Evidence:
-    outcome = checked(load_failure(STALE))
-    assert outcome.evidence is not None
-    return outcome.evidence
+    found = evidence(checked(load_failure(STALE)))
+    assert found is not None
+    return found
 
 
 def test_a_stale_read_names_the_key_the_missed_write_and_the_epochs(stale: Evidence) -> None:
@@ -75,7 +81,7 @@ def test_a_failure_file_carries_the_evidence(tmp_path: Path) -> None:
     # the file with its evidence still replays (the evidence is written, never read back)
     path = tmp_path / "f.json"
     path.write_text(json.dumps(doc))
-    assert checked(load_failure(path)).evidence == checked(spec).evidence
+    assert evidence(checked(load_failure(path))) == evidence(checked(spec))
 
 
 def test_a_stuck_operation_says_which_operation_where_and_what_it_waited_on() -> None:
@@ -83,13 +89,12 @@ def test_a_stuck_operation_says_which_operation_where_and_what_it_waited_on() ->
     result = run_scenario(scenario, 3)
     patience = scenario.settings.submit_timeout_ns * (scenario.settings.max_submit_attempts + 1)
     later = evolve(result, end_time=result.end_time + patience)  # as in test_judge_slow_operation
-    judgement = judge(scenario, later)
-    evidence = evidence_of(later, judgement.clients, judgement.liveness)
-    assert evidence is not None and evidence.anomaly == "liveness"
-    [stuck] = evidence.stuck
+    found = judge(scenario, later).evidence()
+    assert found is not None and found.anomaly == "liveness"
+    [stuck] = found.stuck
     assert (stuck.node, stuck.op, stuck.last_step, stuck.committed) == ("n6", "leave", "START_LEAVE", False)
-    assert any(s.kind == "PREPARE_LEAVE" and s.node == "n6" for s in evidence.steps)
-    assert evidence.lines()[0] == ("evidence: leave driven by n6 stuck waiting for START_LEAVE to commit "
-                                   "(the live nodes could meet its barrier)")
+    assert any(s.kind == "PREPARE_LEAVE" and s.node == "n6" for s in found.steps)
+    assert found.lines()[0] == ("evidence: leave driven by n6 stuck waiting for START_LEAVE to commit "
+                                "(the live nodes could meet its barrier)")
     # a valid run has none
-    assert evidence_of(result, judgement.clients, ()) is None
+    assert judge(scenario, result).evidence() is None

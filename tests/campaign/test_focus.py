@@ -60,7 +60,7 @@ def test_focused_replaces_run_to_completion_in_the_simulator() -> None:
         case = generate_case("sim", seed, REPLACE)
         asked += sum(1 for o in case.get("operations", []) if o["op"] == "replace")
         result = run_scenario(parse_scenario(case), seed)
-        ended.update(f"{op} {outcome.split(':')[0]}" for _, op, outcome in result.operations)
+        ended.update(f"{op} {outcome.split(':')[0]}" for op, outcome in ((o.op, o.outcome) for o in result.operations))
     assert asked >= 12
     assert ended["replace completed"] >= asked * 0.6
     assert ended["replace refused"] == 0

@@ -18,6 +18,7 @@ import pytest
 from campaign import fuzz as F
 from campaign.cli import main
 from campaign.formats.scenario import parse_scenario
+from campaign.formats.text import counted
 from campaign.formats.topology import parse_topology
 from campaign.kinds import KINDS, checked, generate_case, run_one
 from campaign.kinds import refine as refine_kind
@@ -169,10 +170,16 @@ def test_refine_reports_placements_that_differ(monkeypatch: pytest.MonkeyPatch) 
 def test_a_judge_verdict_of_invalid_fails_the_sim_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from attrs import evolve
 
+    from campaign.judge import cause as C
+    from campaign.judge.check import CheckResult
+
     real = sim_kind.judge
 
     def doctored(scenario: Any, result: Any, **kwargs: Any) -> Any:
-        return evolve(real(scenario, result, **kwargs), refinement=("epoch 3: doctored",))
+        judgement = real(scenario, result, **kwargs)
+        refusal = CheckResult(causes=(C.spec_replay("epoch 3: doctored"),))
+        return evolve(judgement, results=tuple((c, refusal if c.name == "refinement" else r)
+                                               for c, r in judgement.results))
 
     monkeypatch.setattr(sim_kind, "judge", doctored)
     records = F.campaign(2, 0, kinds=("sim",), workers=1, fail_fast=True)
@@ -278,7 +285,7 @@ def test_max_seconds_stops_starting_runs(tmp_path: Path, capsys: pytest.CaptureF
                          "--kinds", "refine", "--out", str(tmp_path))
     rows = pq.read_table(tmp_path / "runs.parquet").to_pylist()
     assert 1 <= len(rows) < 500
-    assert out.startswith(f"{len(rows)} runs (refine {len(rows)}), ")
+    assert out.startswith(f"{counted(len(rows), 'run')} (refine {len(rows)}), ")
 
 
 def test_max_seconds_without_runs_runs_until_the_time_is_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -288,7 +295,7 @@ def test_max_seconds_without_runs_runs_until_the_time_is_up(tmp_path: Path, caps
                          "--out", str(tmp_path))
     rows = pq.read_table(tmp_path / "runs.parquet").to_pylist()
     assert len(rows) >= 1
-    assert f"stopped by --max-seconds 1.5 after {len(rows)} runs; more with: " in out
+    assert f"stopped by --max-seconds 1.5 after {counted(len(rows), 'run')}; more with: " in out
     assert json.loads((tmp_path / "campaign.json").read_text())["stopped_by"] == "max-seconds"
 
 
@@ -308,3 +315,11 @@ def test_a_generator_crash_is_a_failing_row_not_the_end_of_the_campaign(monkeypa
                for r in records if r.spec.kind == "refine")
     assert all(r.outcome.valid for r in records if r.spec.kind == "sim")
     assert records[1].spec.replay_command() == f"tcmcheck replay --kind refine --seed {records[1].spec.seed}"
+
+
+def test_a_campaign_of_one_run_says_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "one"
+    status, text, _ = run(capsys, "fuzz", "--runs", "1", "--kinds", "refine", "--workers", "1", "--out", str(out))
+    assert status == 0 and text.startswith("1 run (refine 1), 0 failed")
+    status, text, _ = run(capsys, "report", str(out))
+    assert status == 0 and text.startswith("1 run, 0 failed") and "refine: 1 run, 0 failed" in text

@@ -9,9 +9,10 @@ import pytest
 from attrs import evolve
 
 from campaign.formats.scenario import load_scenario, parse_scenario
-from campaign.run.judge import judge
-from impl.cluster import RunResult, run_scenario
+from campaign.judge.judgement import judge
+from impl.cluster import run_scenario
 from impl.entry import Entry
+from observed.run import Observed
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -43,7 +44,7 @@ def test_racing_schema_changes_are_rejected_exactly_when_the_spec_rejects_them()
     assert verdict.valid, verdict.summary()
 
 
-def first_result() -> tuple[object, RunResult]:
+def first_result() -> tuple[object, Observed]:
     scenario = load_scenario(EXAMPLES / "simulate-basic.json")
     return scenario, run_scenario(scenario, 0)
 
@@ -58,7 +59,7 @@ def test_an_entry_the_spec_rejects_is_reported_as_a_refinement_failure() -> None
     doctored = evolve(result, nodes=tuple(evolve(n, entries=doctor(n.entries)) for n in result.nodes))
     verdict = judge(scenario, doctored)  # type: ignore[arg-type]
     assert not verdict.valid
-    assert any("epoch 2" in r and "spec rejects" in r for r in verdict.refinement)
+    assert any("epoch 2" in r and "spec rejects" in r for r in verdict.summary()["refinement"])
 
 
 def test_two_nodes_disagreeing_on_an_epoch_break_the_log_checkers() -> None:
@@ -67,7 +68,8 @@ def test_two_nodes_disagreeing_on_an_epoch_break_the_log_checkers() -> None:
     changed = tuple(evolve(e, entry_id="forged") if e.epoch == 1 else e for e in node.entries)
     doctored = evolve(result, nodes=(evolve(node, entries=changed), *result.nodes[1:]))
     verdict = judge(scenario, doctored)  # type: ignore[arg-type]
-    assert verdict.logs.valid is False
+    assert verdict.summary()["logs"]["valid"] is False
+    assert verdict.causes()[0].family == "logs"
 
 
 def test_simulate_check_reports_the_judgement(capsys: pytest.CaptureFixture[str]) -> None:

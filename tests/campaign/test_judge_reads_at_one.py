@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+from campaign.judge.cause import REGULAR
+from campaign.judge.checks.clients import regular
 from campaign.kinds import checked
-from campaign.run.cause import REGULAR
-from campaign.run.clients import regular
 from campaign.run.record import RunSpec
 from checkers.linearizability.model import KV
 from checkers.linearizability.wgl import check
-from impl.history import Op
+from observed.calls import history_of
+from tests.calls import client_calls
 
 DATA = Path(__file__).resolve().parents[1] / "impl" / "sim" / "data"
 
@@ -26,28 +28,19 @@ def test_a_read_at_one_beside_an_in_flight_write_is_no_failure() -> None:
     correction the kv linearizability check failed such runs."""
     out = checked(RunSpec(kind="sim", seed=393, case=json.loads((DATA / "all-one-inflight-write.json").read_text())))
     assert out.valid, out.cause
-    assert json.loads(out.details)["clients"]["cause"] == REGULAR
+    assert out.details["clients"]["cause"] == REGULAR
 
 
-class _Run:
-    def __init__(self, ops: list[Op]) -> None:
-        self.client_history = tuple(ops)
+def _op(process: int, type_: str, f: str, value: Any, time: int) -> tuple[int, str, str, Any, int]:
+    return (process, type_, f, value, time)
 
 
-class _Scenario:
-    clock_skew: tuple[tuple[str, int], ...] = ()
-
-
-def _op(process: int, type_: str, f: str, value: Any, time: int) -> Op:
-    return Op(process=process, type=type_, f=f, value=json.dumps(value), time=time, node="n1", key="k")
-
-
-def _judged(ops: list[Op]) -> tuple[bool | str, str]:
-    from campaign.formats.history import parse_jsonl
-
-    verdict = check(KV, parse_jsonl("\n".join(json.dumps(o.to_json()) for o in ops)).ops)
+def _judged(ops: list[tuple[int, str, str, Any, int]]) -> tuple[bool | str, str]:
+    calls = client_calls(*ops)
+    verdict = check(KV, history_of(calls))
     assert verdict.valid is False
-    out = regular(_Scenario(), _Run(ops), verdict)  # type: ignore[arg-type]
+    ctx = SimpleNamespace(scenario=SimpleNamespace(clock_skew=()), observed=SimpleNamespace(clients=calls))
+    out = regular(ctx, verdict)  # type: ignore[arg-type]
     return out.valid, out.cause
 
 

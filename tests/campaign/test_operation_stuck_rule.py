@@ -1,4 +1,4 @@
-"""The liveness rule "operation stuck" (campaign/run/liveness.py): an operation is stuck when it
+"""The liveness rule "operation stuck" (campaign/judge/checks/liveness.py): an operation is stuck when it
 made no step for a submission's whole patience although its barrier could be met. Its age runs
 from its last committed step or from its start, whichever is later: `fuzz --focus replace` seed 178
 begins a second replace 22.6 s before the run ends (after its target's 40 s to be convicted), and

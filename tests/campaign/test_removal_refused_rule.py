@@ -1,4 +1,4 @@
-"""The liveness rule "removal refused for a CMS member" (campaign/run/cms_liveness.py): an
+"""The liveness rule "removal refused for a CMS member" (campaign/judge/checks/cms.py): an
 operator path reconfigures the CMS without the node first (ReconfigureCMS.maybeReconfigureCMS),
 so a removal the CMS refuses because its node is a CMS member is a failure — unless the node was
 not a full CMS member in the view maybeReconfigureCMS decided on (Cassandra's decommission reads
@@ -27,7 +27,7 @@ def load(name: str) -> dict[str, Any]:
 def test_a_decommission_decided_before_the_node_became_a_cms_member_is_refused_and_not_a_failure() -> None:
     doc = load("leave-while-becoming-cms-member.json")
     result = run_scenario(parse_scenario(doc["case"]), seed=int(doc["seed"]))
-    [(node, op, outcome)] = [o for o in result.operations if o[1] == "leave"]
+    [(node, op, outcome)] = [(o.node, o.op, o.outcome) for o in result.operations if o.op == "leave"]
     assert node == "n5" and outcome.startswith("rejected: n5: is a CMS member")
     assert "not a full CMS member in n5's view" in outcome
     out = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))
@@ -42,7 +42,7 @@ def test_a_decommission_whose_node_the_cms_took_back_after_its_reconfiguration_i
     and the operator retries: Cassandra's behaviour, not a failure."""
     doc = load("leave-cms-member-again-after-reconfiguration.json")
     result = run_scenario(parse_scenario(doc["case"]), seed=int(doc["seed"]))
-    [(node, op, outcome)] = [o for o in result.operations if o[1] == "leave"]
+    [(node, op, outcome)] = [(o.node, o.op, o.outcome) for o in result.operations if o.op == "leave"]
     assert outcome.startswith(f"rejected: {node}: is a CMS member")
     assert f"not a full CMS member in {node}'s view" in outcome
     out = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))

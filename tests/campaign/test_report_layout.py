@@ -234,3 +234,24 @@ def test_the_operation_plots_stay_clean_with_many_kinds_and_outcomes(
     ended = next(f for f in figures if f.axes[0].get_title() == "Coverage: how operations ended")
     assert_clean([started, ended])
     assert [t.get_text() for t in started.axes[0].texts][:2] == [" 100000 (90%)", " 10000 (9%)"]
+
+
+def test_a_refine_timeline_under_a_fix_draws_the_step_the_fix_refuses_as_refused() -> None:
+    """A failure file of a `--fix unregister-idle-only` run: its UNREGISTER of a node with a
+    prepared join is refused by the fix, so the timeline draws that step refused (x), as the run
+    saw it — not accepted, as the spec without the run's fixes would have it."""
+    from campaign.report.timelines import timeline_refine
+
+    topology = {"nodes": [{"id": n, "dc": "dc1", "rack": "r1", "tokens": [t]} for n, t in (("A", 100), ("B", 200))],
+                "keyspaces": [{"name": "ks", "replication": {"class": "SimpleStrategy", "replication_factor": 2}}]}
+    steps = [{"kind": "REGISTER", "node": {"id": "X", "dc": "dc1", "rack": "r1"}},
+             {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]}, {"kind": "UNREGISTER", "node": "X"}]
+
+    def refused(doc: dict[str, Any]) -> list[int]:
+        lines = [line for line in timeline_refine(doc).axes[0].lines if line.get_label() == "rejected"]
+        return [int(x) for line in lines for x in line.get_xdata()]
+
+    doc = {"kind": "refine", "seed": 1, "case": {"topology": topology, "transformations": steps},
+           "verdict": {"cause": "quorum: disjoint-across-epochs", "details": {}}}
+    assert refused(doc) == []  # without the fix, Unregister accepts a node with a sequence
+    assert refused({**doc, "fixes": ["unregister-idle-only"]}) == [2]

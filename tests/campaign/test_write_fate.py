@@ -1,4 +1,4 @@
-"""Durability causes carry their evidence (campaign/run/write_fate.py): for a lost write or a
+"""Durability causes carry their evidence (campaign/judge/write_fate.py): for a lost write or a
 write a stale read missed, the key with its keyspace, the acknowledged write (value, level,
 coordinator, replicas that acknowledged it, epoch), what each replica holds at the end, and the
 streams and hints that carried it or did not — also when the client history is linearizable."""
@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from campaign.cli import main
+from campaign.judge.evidence import Evidence
+from campaign.judge.write_fate import write_fate
 from campaign.kinds import checked, load_failure
-from campaign.run.evidence import Evidence
-from campaign.run.write_fate import write_fates
-from checkers.protocol.durability import DurabilityReport, StaleRead
-from checkers.protocol.events import parse
+from campaign.kinds.sim import payload
 
 ROOT = Path(__file__).resolve().parents[2]
 LOST = ROOT / "examples" / "findings" / "remove-replace-single-source.json"
@@ -34,9 +33,9 @@ def writes_only(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def lost() -> Evidence:
-    outcome = checked(load_failure(LOST))
-    assert outcome.evidence is not None
-    return outcome.evidence
+    found = payload(checked(load_failure(LOST))).evidence
+    assert found is not None
+    return found
 
 
 def test_a_lost_write_says_who_acknowledged_it_what_replicas_hold_and_which_stream_missed_it(lost: Evidence) -> None:
@@ -81,10 +80,7 @@ def test_a_stale_read_s_missed_write_is_followed_too() -> None:
 
     spec = load_failure(LOST)
     result = run_scenario(parse_scenario(dict(spec.case or {})), spec.seed)
-    report = DurabilityReport(stale=(StaleRead(keyspace="kv", key="k6", read_value=None, missed_value=22,
-                                               read_at=60_000_000_000, healed_by=(), still_stale=True),))
-    [fate] = write_fates(result, parse(result.protocol), report, ["durability: stale read"])
+    fate = write_fate(result, result.protocol_trace(), "stale read", "kv", "k6", 22, (None, 60_000_000_000))
     assert (fate.kind, fate.key, fate.value, fate.coordinator, fate.read) == (
         "stale read", "kv/k6", 22, "n1", (None, 60_000_000_000))
     assert fate.lines()[1] == "  read at 60.000 s returned nothing"
-    assert write_fates(result, parse(result.protocol), report, ["durability: lost write"]) == ()

@@ -212,14 +212,20 @@ def history_file(draw: st.DrawFn) -> tuple[str, bytes]:
         lines[i].replace("1", "##NaN"), lines[i].replace(":ok", ":bogus"), lines[i].replace("{", "("),
         lines[i].replace("1", "\\uD800"), lines[i].replace("1", '"\\uD800"'), lines[i].replace("1", "1/0"),
         lines[i].replace(":process 0", ":process -1"), lines[i][: len(lines[i]) // 2] + "\n",
-        "#_" * 5000 + "1\n", "#{[1] [1] {}}\n", "{:process 0 :type :ok :f :read :value {[1 2] 3}}\n"]))
+        "#_" * 5000 + "1\n", "#{[1] [1] {}}\n", "{:process 0 :type :ok :f :read :value {[1 2] 3}}\n",
+        "(" + lines[i], lines[i].replace("}", ""), lines[i].replace(":value", ":value #inst"),
+        lines[i].replace(":write", ":acquire"), lines[i].replace(":write", ":txn"),
+        lines[i].replace("1", "#_"), lines[i].replace("1", "\\o777"), lines[i].replace("1", "017"),
+        lines[i].replace("{", "#:{"), lines[i].replace("{", "#{"), "#jepsen.history.Op" + lines[i],
+        lines[i].replace(":process 0", ":process :nemesis")]))
     return f"h.{'log' if kind == 'etcd' else 'edn'}", draw(damaged("".join(lines)))
 
 
 @CHEAP
 @given(history=history_file(),
        fmt=option("--format", ["jsonl", "edn", "porcupine-kv", "porcupine-etcd", "bogus"]),
-       model=option("--model", ["register", "cas-register", "kv", "log", "bogus"]),
+       model=option("--model", ["register", "cas-register", "kv", "log", "mutex", "multi-register", "set",
+                                "unordered-queue", "fifo-queue", "bogus"]),
        timeout=option("--timeout", ["5", "0", "-1", "nan", "inf", "1e-9", "x"]),
        states=option("--max-states", ["1", "0", "-5", "1000"]),
        html=st.sampled_from([[], ["--html", "out.html"], ["--html", "missing/out.html"], ["--html", "."],

@@ -80,24 +80,22 @@ def test_discovery_initializes_one_cms_unless_its_count_is_never_reset():
 def test_a_read_after_an_acknowledged_write_at_all_must_see_it_but_in_flight_writes_may_be_missed():
     from types import SimpleNamespace
 
-    from campaign.run.clients import stale_reads
-    from impl.history import Op
+    from campaign.judge.checks.durability import stale_reads
+    from tests.calls import client_calls
 
     def run(*ops):
-        history = tuple(Op(process=p, type=t, f=f, value=v, time=at, node="n1", key="k0")
-                        for p, t, f, v, at in ops)
         sc = SimpleNamespace(clients=(SimpleNamespace(write_cl=("ALL",), writes=0.5, key_prefix="k", keys=1),),
                              clock_skew=())
-        return stale_reads(sc, SimpleNamespace(client_history=history))
+        return stale_reads(SimpleNamespace(scenario=sc, observed=SimpleNamespace(clients=client_calls(*ops, key="k0"))))
 
-    w1 = [(1, "invoke", "write", "1", 0), (1, "ok", "write", "1", 10)]
-    w2 = [(2, "invoke", "write", "2", 20), (2, "ok", "write", "2", 30)]
+    w1 = [(1, "invoke", "write", 1, 0), (1, "ok", "write", 1, 10)]
+    w2 = [(2, "invoke", "write", 2, 20), (2, "ok", "write", 2, 30)]
     # a read begun after write 2 was acknowledged returns 1: lost
-    assert run(*w1, *w2, (3, "invoke", "read", "null", 40), (3, "ok", "read", "1", 50))
-    assert run(*w1, (3, "invoke", "read", "null", 40), (3, "ok", "read", "null", 50))
+    assert run(*w1, *w2, (3, "invoke", "read", None, 40), (3, "ok", "read", 1, 50))
+    assert run(*w1, (3, "invoke", "read", None, 40), (3, "ok", "read", None, 50))
     # a read concurrent with write 2 may return 1 (at ONE, before the write reaches its replica)
-    assert not run(*w1, *w2, (3, "invoke", "read", "null", 25), (3, "ok", "read", "1", 50))
-    assert not run(*w1, *w2, (3, "invoke", "read", "null", 40), (3, "ok", "read", "2", 50))
+    assert not run(*w1, *w2, (3, "invoke", "read", None, 25), (3, "ok", "read", 1, 50))
+    assert not run(*w1, *w2, (3, "invoke", "read", None, 40), (3, "ok", "read", 2, 50))
 
 
 def test_mutants_command_json_and_bad_input(capsys, tmp_path, monkeypatch):

@@ -2,11 +2,15 @@
 
 It tries every order of the operations that respects real time, stepping the model along; a
 prefix the model rejects is abandoned with all its completions (sound: they all start with it).
+An operation of unknown outcome (info, or never completed) may also never have taken effect:
+every subset of them is tried, kept ones stepped like the others (the definition: a history is
+linearizable if some completion of it, where each pending call has returned or been dropped, is).
 No memo, no linked list, no partitions: just the definition. Exponential; for <= 8 ops.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,4 +45,15 @@ def brute_force_operations(model: SequentialModel, operations: Sequence[Operatio
     keys: dict[Any, list[Operation]] = {}
     for o in ops:
         keys.setdefault(model.partition(o), []).append(o)
-    return all(extend(model.init, part) for part in keys.values())
+    return all(any(extend(model.init, kept) for kept in _completions(part)) for part in keys.values())
+
+
+def _completions(ops: list[Operation]) -> list[list[Operation]]:
+    """The part with each subset of its ops of unknown outcome left out, keeping most first."""
+    pending = [o for o in ops if o.ret is None]
+    subsets = sorted(itertools.product((True, False), repeat=len(pending)), key=lambda s: -sum(s))
+    out = []
+    for keep in subsets:
+        dropped = {id(o) for o, k in zip(pending, keep, strict=True) if not k}
+        out.append([o for o in ops if id(o) not in dropped])
+    return out

@@ -16,7 +16,16 @@ from attrs import evolve
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from checkers.linearizability import KV, Op, Operation, check, compiled, pair, wgl, with_initial
+from checkers.linearizability import (
+    KV,
+    Op,
+    Operation,
+    check,
+    compiled,
+    deciders,
+    pair,
+    with_initial,
+)
 from checkers.linearizability.kv_fast import propose
 from checkers.linearizability.kv_offsets import by_offsets
 from checkers.linearizability.parts import partition
@@ -92,13 +101,13 @@ def kv_histories(draw: Any, max_ops: int = 12, unique: bool = False) -> tuple[tu
 
 
 def _without_witness(model: Any) -> Any:
-    return evolve(model, witness=None, quick_witness=None, replay=None)
+    return evolve(model, tactics=evolve(model.tactics, witness=None, quick_witness=None, replay=None))
 
 
 def _even_for_small_parts() -> Any:
     """The checker asks for a witness only for parts of `WITNESS_FROM` ops or more; these
     histories are smaller."""
-    return mock.patch.object(wgl, "WITNESS_FROM", 0)
+    return mock.patch.object(deciders, "WITNESS_FROM", 0)
 
 
 def _unique_values(ops: tuple[Operation, ...]) -> bool:
@@ -244,7 +253,7 @@ def test_a_wrong_guess_is_searched_and_the_verdict_kept() -> None:
     ops = pair(history)
     order = propose(ops, MODEL.init)
     assert order is not None and witnessed(MODEL, "k", ops, order) is None
-    model = evolve(MODEL, quick_witness=None)  # (whose guess is right here)
+    model = evolve(MODEL, tactics=evolve(MODEL.tactics, quick_witness=None))  # (whose guess is right here)
     with _even_for_small_parts():
         verdict = check(model, history)
         assert verdict.valid is True and verdict.evidence.partitions[0].explored > 0
@@ -289,7 +298,7 @@ _KV_OPS = st.builds(
 
 @given(st.sampled_from(("", None, "a")), st.lists(_KV_OPS, max_size=8))
 def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> None:
-    assert KV.replay is not None
+    assert KV.tactics.replay is not None
     state: Any = (init,)
     states: list[Any] = []
     try:
@@ -300,9 +309,9 @@ def test_replay_is_the_model_step_folded(init: Any, ops: list[Operation]) -> Non
             states.append(state)
     except (TypeError, ValueError) as refused:  # (a bad cas input, an append to a non-string)
         with pytest.raises(type(refused)):
-            KV.replay((init,), ops)
+            KV.tactics.replay((init,), ops)
         return
-    assert KV.replay((init,), ops) == (None if state is None else states)
+    assert KV.tactics.replay((init,), ops) == (None if state is None else states)
 
 
 

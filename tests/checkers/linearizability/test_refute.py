@@ -17,6 +17,7 @@ from checkers.linearizability import (
     MODELS,
     REGISTER,
     check,
+    deciders,
     pair,
     wgl,
     with_initial,
@@ -45,13 +46,13 @@ def test_a_refutation_is_a_violation_and_its_ops_fail_whatever_the_others_did(ca
         note(f"refuted by {[o.id for o in shown_by]}")
         assert brute_force_operations(model, ops) is False
         ids = {o.id for o in shown_by}
-        relaxed = [o if o.id in ids else as_info(o) for o in ops if o.id in ids or o.f not in model.read_only]
+        relaxed = [o if o.id in ids else as_info(o) for o in ops if o.id in ids or o.f not in model.tactics.read_only]
         assert brute_force_operations(model, relaxed) is False
 
 
 def _relaxed(model: Any, ops: list[Any], relax: set[int]) -> list[Any]:
     """`ops` with the ids in `relax` turned to unknown outcome (reads of those dropped)."""
-    return [as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.read_only]
+    return [as_info(o) if o.id in relax else o for o in ops if o.id not in relax or o.f not in model.tactics.read_only]
 
 
 @settings(max_examples=300)
@@ -245,7 +246,7 @@ def test_a_deep_refutation_is_a_violation_up_to_its_failing_op(history: tuple[Op
         note(f"refuted at {j.id}")
         assert brute_force_operations(KV, ops) is False
         upto = [o if o.ret is not None and o.ret <= j.ret else as_info(o) for o in ops if o.call <= j.ret]
-        assert brute_force_operations(KV, [o for o in upto if o.ret is not None or o.f not in KV.read_only]) is False
+        assert brute_force_operations(KV, [o for o in upto if o.ret is not None or o.f not in KV.tactics.read_only]) is False
 
 
 def _stale_rebuilt_read() -> tuple[Op, ...]:
@@ -273,7 +274,7 @@ def test_a_stale_read_that_a_put_and_appends_cannot_rebuild_is_refuted_deep() ->
 def test_a_long_search_asks_the_deep_refutation(monkeypatch: object) -> None:
     # every search pauses after one iteration, with a memo bigger than its part by then
     monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
-    monkeypatch.setattr(wgl, "WITNESS_FROM", 10**6)  # type: ignore[attr-defined]
+    monkeypatch.setattr(deciders, "WITNESS_FROM", 10**6)
     asked: list[bool] = []
     real = wgl.refute
 

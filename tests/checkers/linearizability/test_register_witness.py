@@ -10,7 +10,7 @@ from attrs import evolve
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from checkers.linearizability import CAS_REGISTER, REGISTER, Op, check, pair, wgl
+from checkers.linearizability import CAS_REGISTER, REGISTER, Op, check, deciders, pair
 from checkers.linearizability.parts import partition
 from checkers.linearizability.register_fast import chains, chains_or_conflict
 from checkers.linearizability.search import search
@@ -79,12 +79,12 @@ def register_histories(draw: Any, max_ops: int = 14, unique: bool = True) -> tup
 
 
 def _without_witness(model: Any) -> Any:
-    return evolve(model, witness=None, replay=None)
+    return evolve(model, tactics=evolve(model.tactics, witness=None, replay=None))
 
 
 def _even_for_small_parts() -> Any:
     """The checker asks for a witness only for parts of `WITNESS_FROM` ops or more."""
-    return mock.patch.object(wgl, "WITNESS_FROM", 0)
+    return mock.patch.object(deciders, "WITNESS_FROM", 0)
 
 
 @settings(max_examples=150)
@@ -129,7 +129,7 @@ def test_a_register_replay_steps_as_step_does(history: tuple[Op, ...], model: An
         if state is None:
             break
         states.append(state)
-    assert model.replay(model.init, ops) == (None if state is None else states)
+    assert model.tactics.replay(model.init, ops) == (None if state is None else states)
 
 
 def test_a_value_written_twice_is_left_to_the_search() -> None:

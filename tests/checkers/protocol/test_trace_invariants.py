@@ -16,11 +16,13 @@ from checkers.protocol import (
     check_fencing,
     check_quorum,
     check_streaming,
-    parse,
 )
 from checkers.protocol.barrier import allowed_level
+from observed import protocol as events
+from observed.cells import KeyCells, ReplicaCell, StoredHint
 from spec.operations import Join
 from spec.replication import SimpleStrategy
+from tests.calls import client_calls
 from tests.spec.helpers import node, ring, run
 
 RUN = run(ring(node("A", 100), node("B", 200), node("C", 300), replication=SimpleStrategy(replication_factor=3),
@@ -32,8 +34,26 @@ T = 120  # a token of (100, 150]
 P = Placements(STATES)
 
 
-def trace(*rows: tuple[Any, ...]) -> Any:
-    return parse(rows)
+KIND = {"apply": events.Applied, "step_submit": events.StepSubmit, "write_plan": events.WritePlan,
+        "write_ack": events.WriteAck, "write_done": events.WriteDone, "read_plan": events.ReadPlan,
+        "read_resp": events.ReadResp, "read_resolve": events.ReadResolve, "read_repair": events.ReadRepair,
+        "read_repair_ack": events.ReadRepairAck, "read_done": events.ReadDone, "serve": events.Serve,
+        "store": events.Store}
+"""The rows below name each event's kind and give its fields in order (docs/simulate.md)."""
+
+
+def trace(*rows: tuple[Any, ...]) -> events.ProtocolTrace:
+    return events.ProtocolTrace.of(
+        KIND[r[0]](**dict(zip(events.field_names(KIND[r[0]]), r[1:], strict=True))) for r in rows)
+
+
+def cells(*held: tuple[str, int, int, bool, bool]) -> list[KeyCells]:
+    return [KeyCells(keyspace="kv", key="k", cells=tuple(
+        ReplicaCell(replica=r, timestamp=ts, value=v, up=up, read_replica=rd) for r, ts, v, up, rd in held))]
+
+
+ACKED = client_calls((1, "invoke", "write", 9, 0), (1, "ok", "write", 9, 3))
+"""The write of value 9 (as `write(...)` plans it), acknowledged at 3."""
 
 
 def test_the_placements_follow_the_join() -> None:
@@ -157,19 +177,23 @@ def test_streaming_a_mid_that_leaves_an_acknowledged_write_below_its_level() -> 
 def test_durability_lost_means_no_replica_holds_it_and_no_hint_carries_it(
         final: tuple[Any, ...], hints: tuple[Any, ...], lost: bool) -> None:
     t = trace(*write(2, "AB"))
-    report = check_durability(t, [("k", 9, 3)], [], [("kv", "k", final)], hints, frozenset({"n1", "n2"}))
+    report = check_durability(t, ACKED, cells(*final), [StoredHint(holder=h[0], target=h[1], keyspace=h[2], key=h[3],
+                                                             timestamp=h[4], value=h[5]) for h in hints],
+                              frozenset({"n1", "n2"}))
     assert bool(report.lost) is lost
 
 
 def test_durability_a_read_that_missed_a_write_is_stale_and_says_how_it_healed() -> None:
     t = trace(*write(2, "AB"), ("store", 50, "n2", "kv", "k", 5, 9, "hint"))
-    final = (("n1", 5, 9, True, True), ("n2", 5, 9, True, True))
-    report = check_durability(t, [("k", 9, 3)], [("k", None, 10, 20)], [("kv", "k", final)], (),
-                              frozenset({"n1", "n2"}))
+    final = cells(("n1", 5, 9, True, True), ("n2", 5, 9, True, True))
+    missed = client_calls((1, "invoke", "write", 9, 0), (1, "ok", "write", 9, 3),
+                          (2, "invoke", "read", None, 10), (2, "ok", "read", None, 20))
+    report = check_durability(t, missed, final, (), frozenset({"n1", "n2"}))
     (stale,) = report.stale
     assert stale.missed_value == 9 and stale.healed_by == ("hint",) and not stale.still_stale
-    fresh = check_durability(t, [("k", 9, 3)], [("k", 9, 10, 20)], [("kv", "k", final)], (), frozenset())
-    assert fresh.stale == ()
+    seen = client_calls((1, "invoke", "write", 9, 0), (1, "ok", "write", 9, 3),
+                        (2, "invoke", "read", None, 10), (2, "ok", "read", 9, 20))
+    assert check_durability(t, seen, final, (), frozenset()).stale == ()
 
 
 def _read(value: int | None, epoch: int, *, repaired: bool = False, t: int = 50) -> list[tuple[Any, ...]]:

@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from impl.cluster import Cluster, RunResult
+from impl.cluster import Cluster
+from observed.frozen import thaw
+from observed.run import Observed
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -50,13 +52,13 @@ def lost_after_bootstrap(mode: str) -> dict[str, Any]:
     return doc
 
 
-def lost_writes(cluster: Cluster, result: RunResult, keyspace: str = "ks") -> list[str]:
+def lost_writes(cluster: Cluster, result: Observed, keyspace: str = "ks") -> list[str]:
     """Keys whose acknowledged write (the newest acknowledged one, by write timestamp) is held
     by no live read replica at the end — neither it nor a newer cell: lost for good."""
     acked: dict[str, set[int]] = {}
     for op in result.client_history:
         if op.f == "write" and op.type == "ok" and op.key is not None:
-            acked.setdefault(op.key, set()).add(int(json.loads(op.value)))
+            acked.setdefault(op.key, set()).add(int(thaw(op.value)))
     live = [n for n in cluster.nodes.values() if n is not None]
     meta = max(live, key=lambda n: n.log.applied).log.metadata
     lost = []

@@ -6,13 +6,13 @@ import json
 from typing import Any
 
 from impl.bus import Latency, NetworkFaults
-from impl.cluster import RunResult
 from impl.engine import MetadataEngine, rejection_reason
 from impl.entry import Entry, canonical_json
-from impl.history import Op
 from impl.scenario import Scenario, Submission
 from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
+from observed.calls import CommitCall
+from observed.run import Observed
 
 FAULTY = NetworkFaults(loss=0.1, duplicate=0.02, reorder=0.2, reorder_extra_ms=20,
                        latency=Latency(dist="uniform", a=1, b=5))
@@ -39,17 +39,12 @@ def submit(node: str, at_ms: float, transformation: str) -> Submission:
     return Submission(node=node, at=ms_to_ns(at_ms), transformation=transformation)
 
 
-def value(op: Op) -> dict[str, Any]:
-    v: dict[str, Any] = json.loads(op.value)
-    return v
+def completions(result: Observed) -> dict[str, CommitCall]:
+    """entry id -> its commit request, for those that completed (ok / fail / info)."""
+    return {c.entry_id: c for c in result.commits if c.outcome is not None}
 
 
-def completions(result: RunResult) -> dict[str, Op]:
-    """entry id -> the op that completed its request (ok / fail / info)."""
-    return {value(op)["entry_id"]: op for op in result.history if op.type != "invoke"}
-
-
-def full_log(result: RunResult) -> list[Entry]:
+def full_log(result: Observed) -> list[Entry]:
     """The longest log some node holds from epoch 1 (a node that never installed a snapshot)."""
     best: list[Entry] = []
     for n in result.nodes:

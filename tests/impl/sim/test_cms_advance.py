@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.judge import judge
+from campaign.judge.judgement import judge
 from impl.cluster import run_scenario
+from observed.frozen import thaw
 
 SCENARIO = Path(__file__).parent / "data" / "cms-advance-slow-links.json"
 SEED = 3
@@ -29,7 +30,7 @@ def _advances(seed: int) -> tuple[list[tuple[int, int, int | None]], list[dict[s
     requests = []
     committed = []
     for op in result.commit_history:
-        value = json.loads(op.value)
+        value = thaw(op.value)
         t = value["transformation"]
         if t["kind"] != "ADVANCE_CMS_RECONFIGURATION":
             continue

@@ -15,13 +15,15 @@ from collections import Counter
 
 import pytest
 
-from impl.cluster import RunResult, run_scenario
+from impl.cluster import run_scenario
 from impl.engine import MetadataEngine, rejection_reason
 from impl.scenario import Crash, Scenario, Workload
 from impl.settings import Settings
 from impl.sim.clock import ms_to_ns
+from observed.frozen import thaw
+from observed.run import Observed
 
-from .helpers import FAULTY, completions, full_log, replay, scenario, value
+from .helpers import FAULTY, completions, full_log, replay, scenario
 
 
 def racing(count: int, *, spread_ms: float) -> Scenario:
@@ -38,7 +40,7 @@ def racing(count: int, *, spread_ms: float) -> Scenario:
     )
 
 
-def check_commit_safety(sc: Scenario, r: RunResult) -> None:
+def check_commit_safety(sc: Scenario, r: Observed) -> None:
     assert r.quiescent
     assert not r.conflicts, r.conflicts[:5]
     assert not r.apply_failures, r.apply_failures[:5]
@@ -59,22 +61,22 @@ def check_commit_safety(sc: Scenario, r: RunResult) -> None:
     metadata = replay(sc.topology, log)
     engine = MetadataEngine()
     outcomes = completions(r)
-    for entry_id, op in outcomes.items():
-        v = value(op)
-        if op.type == "ok":
-            assert position[entry_id] == v["epoch"]
-            assert committed[entry_id] == v["transformation"], entry_id
-        elif op.type == "fail":
+    for entry_id, call in outcomes.items():
+        if call.outcome == "ok":
+            assert position[entry_id] == call.epoch
+            assert committed[entry_id] == thaw(call.transformation), entry_id
+        elif call.outcome == "fail":
             assert entry_id not in position, f"{entry_id} was rejected but committed"
             # every rejection is justified by the metadata it was decided against
-            if v["transformation"]["kind"] == "INITIALIZE_CMS":
+            if call.kind == "INITIALIZE_CMS":
                 continue
-            m = metadata[v["epoch"]]
-            assert m.epoch == v["epoch"]
-            reason = rejection_reason(engine.execute(m, v["transformation"]))
-            assert reason == v["rejection"], (entry_id, v)
+            assert call.epoch is not None
+            m = metadata[call.epoch]
+            assert m.epoch == call.epoch
+            reason = rejection_reason(engine.execute(m, thaw(call.transformation)))
+            assert reason == call.rejection, (entry_id, call)
     # every committed entry came from a submission
-    invoked = {value(op)["entry_id"] for op in r.history if op.type == "invoke"}
+    invoked = {c.entry_id for c in r.commits}
     assert set(position) <= invoked
 
 
@@ -84,7 +86,7 @@ def test_twenty_nodes_1000_racing_submissions_under_faults_keep_one_log() -> Non
     r = run_scenario(sc, 11)
     wall = time.perf_counter() - t0
     check_commit_safety(sc, r)
-    types = Counter(op.type for op in r.history)
+    types = Counter(c.outcome for c in r.commits)
     assert types["ok"] > 100 and types["fail"] > 100  # the names race: many rejections
     assert r.counter("messages_dropped") > 0 and r.counter("messages_duplicated") > 0
     assert r.counter("crashes") == 2 and r.counter("restarts") == 2

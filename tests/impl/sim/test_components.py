@@ -158,9 +158,9 @@ def test_initialization_from_gossip_commits_initialize_cms_then_grows_the_cms() 
 
 def _election_failure(sc):  # type: ignore[no-untyped-def]
     r = run_scenario(sc, 1)
-    fails = [json.loads(op.value) for op in r.history if op.type == "fail"]
+    fails = [c.rejection for c in r.commits if c.outcome == "fail"]
     assert r.final_epoch == 0
-    return fails[0]["rejection"]
+    return fails[0]
 
 
 def test_initialization_fails_on_mismatching_peers() -> None:
@@ -194,7 +194,7 @@ def test_submissions_before_the_cms_exists_wait_and_then_commit() -> None:
                                                         replication=SHARED)),),
                   settings=Settings(max_submit_attempts=20, end_time_ns=ms_to_ns(60_000)))
     r = run_scenario(sc, 1)
-    assert [op.type for op in r.history if op.node == "n02"] == ["invoke", "ok"]
+    assert [c.outcome for c in r.commits if c.node == "n02"] == ["ok"]
 
 
 def test_the_event_queue_orders_by_time_then_by_scheduling() -> None:

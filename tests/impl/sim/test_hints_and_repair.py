@@ -5,15 +5,16 @@ delivered later."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from campaign.errors import BadInput
 from campaign.formats.scenario import parse_scenario
-from campaign.run.judge import Judgement, judge
-from impl.cluster import RunResult, run_scenario
+from campaign.judge.judgement import Judgement, judge
+from impl.cluster import run_scenario
+from observed.frozen import thaw
+from observed.run import Observed
 
 
 def down_replica(**settings: Any) -> dict[str, Any]:
@@ -33,21 +34,21 @@ def down_replica(**settings: Any) -> dict[str, Any]:
     }
 
 
-def run(doc: dict[str, Any], seed: int = 1) -> tuple[RunResult, Judgement]:
+def run(doc: dict[str, Any], seed: int = 1) -> tuple[Observed, Judgement]:
     scenario = parse_scenario(doc)
     result = run_scenario(scenario, seed)
     return result, judge(scenario, result)
 
 
-def reads(result: RunResult) -> list[Any]:
-    return [json.loads(op.value) for op in result.client_history if op.f == "read" and op.type == "ok"]
+def reads(result: Observed) -> list[Any]:
+    return [thaw(op.value) for op in result.client_history if op.f == "read" and op.type == "ok"]
 
 
-def last_write(result: RunResult) -> int:
+def last_write(result: Observed) -> int:
     """The newest acknowledged write of k0 (by its timestamp: values are numbered in the order
     they were generated, not issued): what n1, which took every write, holds at the end."""
-    (_, _, cells), = result.final_cells
-    return next(value for node, _, value, _, _ in cells if node == "n1")
+    (key,) = result.cells
+    return next(c.value for c in key.cells if c.replica == "n1")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -56,7 +57,7 @@ def test_with_hints_the_replica_gets_the_writes_it_missed(seed: int) -> None:
     assert verdict.valid, verdict.causes()
     assert result.counter("hints_replayed") >= 1
     assert reads(result) and set(reads(result)) == {last_write(result)}
-    stored = [e for e in result.protocol if e[0] == "store" and e[2] == "n3" and e[7] == "hint"]
+    stored = [e for e in result.protocol_trace().stores if e.node == "n3" and e.via == "hint"]
     assert stored  # the cells reached n3 by hint delivery
 
 
@@ -78,7 +79,7 @@ def test_a_repair_heals_the_stale_replica(seed: int) -> None:
     assert verdict.valid, verdict.causes()
     assert result.counter("repair_syncs") >= 2  # n3 <-> n1 and n3 <-> n2, both ways
     assert set(reads(result)) == {last_write(result)}
-    assert [e for e in result.protocol if e[0] == "store" and e[2] == "n3" and e[7] == "repair"]
+    assert [e for e in result.protocol_trace().stores if e.node == "n3" and e.via == "repair"]
 
 
 def test_a_write_at_any_with_every_replica_down_is_a_hint_delivered_later() -> None:
@@ -100,8 +101,8 @@ def test_a_write_at_any_with_every_replica_down_is_a_hint_delivered_later() -> N
     assert sum(1 for op in result.client_history if op.f == "write" and op.type == "ok") == 6
     assert result.counter("write_timeouts") == 0  # the stored hint answered at once
     assert result.counter("hints_replayed") >= 1 and verdict.valid, verdict.causes()
-    (_, _, cells), = result.final_cells
-    assert set(reads(result)) == {cells[0][2]}  # what n1 holds once the hints are replayed
+    (key,) = result.cells
+    assert set(reads(result)) == {key.cells[0].value}  # what n1 holds once the hints are replayed
 
 
 def test_repair_events_and_levels_are_checked_before_the_run() -> None:
@@ -118,5 +119,5 @@ def test_a_sub_range_repair_must_lie_inside_a_range_of_the_node() -> None:
     doc = {**down_replica(), "repairs": [{"at_ms": 5000, "keyspace": "kv", "node": "n1",
                                           "range": [-(2**62) + 2**61 + 5, -(2**62) + 3 * 2**61 + 5]}]}
     result, _ = run(doc)
-    done = [e for e in result.protocol if e[0] == "repair_done"]
-    assert done and "not fully contained" in done[0][4]
+    done = result.protocol_trace().repair_dones
+    assert done and "not fully contained" in done[0].outcome

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.judge import judge
-from impl.cluster import Cluster, RunResult
+from campaign.judge.judgement import judge
+from impl.cluster import Cluster
+from observed.run import Observed
 
 STEP = 2**64 // 8
 
@@ -32,13 +33,13 @@ def doc(topology: dict[str, Any], **extra: Any) -> dict[str, Any]:
             "settings": {"end_time_ms": 60000}, **extra}
 
 
-def run(d: dict[str, Any], seed: int) -> tuple[Cluster, RunResult]:
+def run(d: dict[str, Any], seed: int) -> tuple[Cluster, Observed]:
     scenario = parse_scenario(d)
     cluster = Cluster(scenario, seed)
     result = cluster.run()
     judgement = judge(scenario, result)
     assert judgement.valid, judgement.summary()
-    assert judgement.clients is not None and len(result.client_history) >= 200
+    assert "clients" in judgement.summary() and len(result.client_history) >= 200
     return cluster, result
 
 
@@ -55,7 +56,7 @@ def test_a_node_crashing_between_start_and_mid_resumes_and_completes() -> None:
     cluster, result = run(d, 3)
     kinds = [e.kind for e in result.node("n1").entries]
     assert kinds == ["REGISTER", "PREPARE_JOIN", "START_JOIN", "MID_JOIN", "FINISH_JOIN"]
-    assert result.operations == (("j1", "join", "completed"),)
+    assert [(o.node, o.op, o.outcome) for o in result.operations] == [("j1", "join", "completed")]
     assert result.counter("crashes") == 1 and result.counter("restarts") == 1
     meta = cluster.nodes["n1"].log.metadata  # type: ignore[union-attr]
     assert meta.node_state("j1").value == "JOINED"
@@ -88,7 +89,7 @@ def test_an_overlapping_operation_is_rejected_and_a_disjoint_one_completes_concu
            {"op": "join", "node": "j2", "tokens": [-(2**63) + STEP * 3 // 2 + 1000], "at_ms": 500},
            {"op": "leave", "node": "n6", "at_ms": 500}]
     _, result = run(doc(topo, operations=ops), 11)
-    outcomes = {node: outcome for node, _, outcome in result.operations}
+    outcomes = {o.node: o.outcome for o in result.operations}
     winner, loser = sorted(("j1", "j2"), key=lambda n: outcomes[n] != "completed")
     assert outcomes[winner] == "completed" and outcomes["n6"] == "completed"
     assert outcomes[loser].startswith("rejected:") and "range lock conflict" in outcomes[loser]
@@ -131,6 +132,6 @@ def test_removenode_refuses_what_nodetool_refuses(asker: str, target: str, crash
     d["faults"] = {"latency": {"dist": "uniform", "min_ms": 1, "max_ms": 5},
                    "crashes": [{"node": crashed, "at_ms": 100}] if crashed else []}
     result = Cluster(parse_scenario(d), 1).run()
-    assert result.operations == ((asker, "remove", outcome),)
+    assert [(o.node, o.op, o.outcome) for o in result.operations] == [(asker, "remove", outcome)]
     kinds = {e.kind for e in result.node("n1").entries}
     assert ("PREPARE_LEAVE" in kinds) == (outcome == "completed")

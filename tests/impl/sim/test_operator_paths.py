@@ -11,8 +11,9 @@ from typing import Any
 from campaign.formats.scenario import parse_scenario
 from campaign.kinds import checked
 from campaign.run.record import RunSpec
-from impl.cluster import Cluster, RunResult
+from impl.cluster import Cluster
 from impl.engine import cms_members
+from observed.run import Observed
 
 STEP = 2**64 // 8
 LATE = 45_000  # ms: past a failure detector's conviction (20-30 s here) of a node crashed at 5 s
@@ -35,13 +36,13 @@ def scenario(topology: dict[str, Any], operations: list[dict[str, Any]], **extra
             "settings": {"end_time_ms": 90_000}, **extra}
 
 
-def run(d: dict[str, Any], seed: int = 1) -> tuple[Cluster, RunResult]:
+def run(d: dict[str, Any], seed: int = 1) -> tuple[Cluster, Observed]:
     cluster = Cluster(parse_scenario(d), seed)
     return cluster, cluster.run()
 
 
-def outcomes(result: RunResult) -> list[tuple[str, str, str]]:
-    return [tuple(o) for o in result.operations]  # type: ignore[misc]
+def outcomes(result: Observed) -> list[tuple[str, str, str]]:
+    return [(o.node, o.op, o.outcome) for o in result.operations]
 
 
 def test_a_node_with_two_tokens_cannot_move() -> None:

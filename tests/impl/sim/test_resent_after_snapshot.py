@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from campaign.formats.scenario import parse_scenario
-from campaign.run.judge import judge
+from campaign.judge.judgement import judge
 from impl.cluster import run_scenario
 from impl.engine import Executor, MetadataEngine
 from impl.entry import Entry, canonical_json

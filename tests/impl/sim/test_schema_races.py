@@ -7,8 +7,6 @@ subsequent event which performs an ALTER TABLE t command should be rejected." Sc
 
 from __future__ import annotations
 
-import json
-
 from impl.cluster import run_scenario
 
 from .helpers import FAULTY, completions, scenario, schema, submit
@@ -17,8 +15,8 @@ RF1 = {"class": "SimpleStrategy", "replication_factor": 1}
 
 
 def outcomes(r):  # type: ignore[no-untyped-def]
-    return {json.loads(op.value)["transformation"]["change"]["op"] + ":" + op.node: op.type
-            for op in completions(r).values() if '"SCHEMA_CHANGE"' in op.value}
+    return {c.transformation["change"]["op"] + ":" + c.node: c.outcome
+            for c in completions(r).values() if c.kind == "SCHEMA_CHANGE"}
 
 
 def test_create_table_using_a_type_and_drop_type_never_both_succeed() -> None:

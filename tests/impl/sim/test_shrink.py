@@ -12,10 +12,10 @@ import pytest
 
 from campaign.cli import main
 from campaign.formats.scenario import parse_scenario
+from campaign.judge import cause as C
 from campaign.kinds import checked, generate_case, run_one
 from campaign.kinds.sim import steps as sim_steps
 from campaign.mutants.matrix import campaign
-from campaign.run import cause as C
 from campaign.run.record import RunSpec
 from campaign.shrink.schedule import shrink_sim
 from impl.cluster import run_scenario

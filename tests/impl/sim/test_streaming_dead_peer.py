@@ -17,8 +17,8 @@ import pytest
 from attrs import evolve
 
 from campaign.formats.scenario import parse_scenario
+from campaign.judge.judgement import judge
 from campaign.kinds import checked
-from campaign.run.judge import judge
 from campaign.run.record import RunSpec
 from impl.cluster import run_scenario
 
@@ -36,8 +36,8 @@ def test_an_operation_streaming_with_a_node_dead_for_good_fails_and_leaves_its_s
         name: str, op: str, node: str) -> None:
     doc = load(name)
     result = run_scenario(parse_scenario(doc["case"]), seed=int(doc["seed"]))
-    assert [(n, o) for n, o, _ in result.unfinished] == []
-    [outcome] = [out for n, o, out in result.operations if (n, o) == (node, op)]
+    assert [(u.node, u.op) for u in result.unfinished] == []
+    [outcome] = [o.outcome for o in result.operations if (o.node, o.op) == (node, op)]
     assert outcome == "failed: streaming failed: n5 is down"
     out = checked(RunSpec(kind="sim", seed=int(doc["seed"]), case=doc["case"]))
     assert out.valid, out.cause
@@ -50,10 +50,10 @@ def test_a_halt_on_a_peer_that_never_crashed_is_named_apart(name: str) -> None:
     result = run_scenario(scenario, seed=int(doc["seed"]))
     # the same run judged as if n5 had never crashed (the failure detector convicting a live
     # node); the judge sees the halted sequence still in the metadata
-    causes = judge(evolve(scenario, crashes=()), result).liveness
+    causes = judge(evolve(scenario, crashes=()), result).family("liveness")
     assert [str(c) for c in causes] == [
-        f"liveness: streaming failed on a peer never crashed nor cut off: {result.operations[-1][1]} on "
-        f"{result.operations[-1][0]} ended 'failed: streaming failed: n5 is down'"]
+        f"liveness: streaming failed on a peer never crashed nor cut off: {result.operations[-1].op} on "
+        f"{result.operations[-1].node} ended 'failed: streaming failed: n5 is down'"]
 
 
 def test_a_driver_that_restarted_does_not_fail_a_stream_on_a_live_reachable_peer() -> None:
