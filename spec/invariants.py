@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spec.cms import CMS_LOCK_HOLDER
+from spec.cms import CMS_LOCK_HOLDER, CMSStepKind
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeId, NodeState
 from spec.placement import ReplicaGroups
@@ -153,14 +153,25 @@ def cms_is_consistent(m: ClusterMetadata) -> tuple[str, ...]:
 
 
 def cms_additions_in_directory(m: ClusterMetadata) -> tuple[str, ...]:
-    """Every node the CMS is adding (a write member, not yet a read member) is in the directory:
-    the reconfiguration's next step (`AdvanceCMSReconfiguration.finishAdd`) and its cancel
+    """Every node the CMS is adding (a write member, not yet a read member) or will add (a later
+    step of the reconfiguration's plan) is in the directory: the reconfiguration's next step
+    (`AdvanceCMSReconfiguration.startAdd` / `finishAdd`) and, for the one being added, its cancel
     (`CancelCMSReconfiguration`) look its endpoint up there, and fail without it (finding
     leave-while-joining-cms: a CMS joiner replaced, which `maybeReconfigureCMS` lets through)."""
     gone = sorted(n for n in m.cms.writes - m.cms.reads if n not in m.directory)
     if gone:
         return (f"CMS members being added {gone} are not in the directory "
                 "(the reconfiguration can neither go on nor be cancelled)",)
+    # A node still to be added (a later ADD_TO_WRITES of the plan) replaced before its turn: the
+    # next ADVANCE pops it and `startAdd` builds `new Replica(prev.directory.endpoint(addition),
+    # ...)`, and `Replica`'s constructor `checkNotNull(endpoint)` throws (AdvanceCMSReconfiguration
+    # l.153-158, Replica l.62-64, trunk 6bbe85ef); no active transition, so
+    # CancelCMSReconfiguration still clears it, but nothing else does.
+    planned = m.cms.reconfiguration.remaining if m.cms.reconfiguration is not None else ()
+    later = sorted({s.node for s in planned if s.kind is CMSStepKind.ADD_TO_WRITES and s.node not in m.directory})
+    if later:
+        return (f"CMS members still to be added {later} are not in the directory "
+                "(the reconfiguration cannot go on; only its cancel clears it)",)
     return ()
 
 
