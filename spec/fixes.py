@@ -78,8 +78,11 @@ METADATA_FIXES: frozenset[str] = frozenset(FIXES) - {BARRIER_WAITS_FOR_REPLACED,
                                                      READ_REPAIR_PENDING}
 """The fixes that change transformations (the others change the data path or the prover)."""
 DATA_PATH_FIXES: frozenset[str] = frozenset({STREAM_FROM_ALL_REPLICAS, BARRIER_NO_RELAXATION,
-                                            FENCE_READS_BY_LAST_MODIFIED, READ_REPAIR_PENDING})
-"""The fixes impl's nodes apply (through `Settings.fixes`)."""
+                                            FENCE_READS_BY_LAST_MODIFIED, READ_REPAIR_PENDING,
+                                            TWO_EPOCH_CANCEL})
+"""The fixes impl's nodes apply (through `Settings.fixes`). `two-epoch-cancel` is a metadata fix
+too: the node that runs the cancel commits its second half after a progress barrier
+(impl/node/operator.py)."""
 
 
 _PREPARES = frozenset({"PREPARE_JOIN", "PREPARE_LEAVE", "PREPARE_MOVE", "PREPARE_REPLACE"})

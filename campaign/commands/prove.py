@@ -27,7 +27,7 @@ from checkers.quorum.render import describe, describe_cause, verdict_json
 from checkers.quorum.verdict import UNSAFE_BY_DESIGN, Counterexample, Verdict
 from checkers.quorum.z3prover import prove_history
 from spec.consistency import ConsistencyLevel
-from spec.fixes import BARRIER_WAITS_FOR_REPLACED
+from spec.fixes import BARRIER_WAITS_FOR_REPLACED, TWO_EPOCH_CANCEL
 from spec.fixes import on as fix_on
 from spec.operations import run_operations
 
@@ -84,7 +84,8 @@ def prove(topology: str, ops_path: str | None, read_cl: str, write_cl: str, wind
         raise rejected
     # The barrier mode models Cassandra's ProgressBarrier step by step (from_spec.step_barriers).
     history = (history_from_run(run.states, run.transformations,
-                                waits_for_replaced=fix_on(fixes, BARRIER_WAITS_FOR_REPLACED))
+                                waits_for_replaced=fix_on(fixes, BARRIER_WAITS_FOR_REPLACED),
+                                two_epoch_cancel=fix_on(fixes, TWO_EPOCH_CANCEL))
                if barrier else history_from_states(run.states))
     local = _dc("--local-dc", local_dc, history)
     rdc = _dc("--read-dc", read_dc, history) or local

@@ -10,7 +10,8 @@ impl/metadata/fixes.py, the prover's barrier mode), which `--fix NAME` turns on.
 when the behaviour it describes is changed.
 
 Classes (what it takes to reach it in Cassandra, trunk 6bbe85ef):
-- `bug`: a user or operator path reaches it with default settings;
+- `bug`: a user or operator path reaches it with default settings (nts-rack-composition: with
+  single-token nodes, a supported layout rather than a weakened safety setting);
 - `hardening`: only past an operator check, by operator error, or by a direct submission of
   the transformations (a racing or buggy path);
 - `documented`: Cassandra documents it and its remedy;
@@ -49,11 +50,14 @@ class KnownFinding:
     their case, so they do not depend on the generator)."""
     fix: str
     """The proposed fix's name (`--fix NAME`)."""
+    improvement: bool = False
+    """A finding outside `bug` that still has a committer's report, to be filed as an improvement
+    (cross-dc-replace: a safeguard against an operator's mistake)."""
 
     @property
     def report(self) -> str | None:
-        """The committer's report, for a bug."""
-        return f"docs/findings/{self.id}.md" if self.klass == "bug" else None
+        """The committer's report: for a bug, and for a finding filed as an improvement."""
+        return f"docs/findings/{self.id}.md" if self.klass == "bug" or self.improvement else None
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
@@ -107,7 +111,8 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     ),
     KnownFinding(
         id="cross-dc-replace",
-        klass="bug",
+        klass="hardening",
+        improvement=True,
         cause_classes=("invariant reads_have_replication_factor",
                        "liveness: bootstrap halted on a movement to another node"),
         summary=(
@@ -221,9 +226,12 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
             "because its mutation to the pending replica was lost (blockForWrite counts the pending "
             "replica) while the streams already ran (Move.executeNext streams before committing "
             "MID_MOVE), and write it nowhere. Once the movement finishes the former pending replica "
-            "serves reads, and a later QUORUM read goes back in time until the hint replays: RF 1, "
-            "n4 moving onto k1's range, write k1=10 times out, a read returns 10, the move finishes, "
-            "a read returns nothing. The read-repair docs promise monotonic quorum reads. Fix "
+            "serves reads, and a later QUORUM read goes back in time until the hint replays: RF 3, "
+            "n5 moving in front of k0 (n4 gives the range up), a QUORUM write of k0=2 reaches n2 "
+            "and n4 only and times out, a read served by n4 and n2 returns 2, the move finishes, a "
+            "read served by n5 and n3 returns 1. The read-repair docs promise monotonic quorum "
+            "reads; CASSANDRA-14740 (2019) added pending replicas to the repair plan, for the "
+            "mismatch case only: this is its follow-up, older than TCM. Fix "
             "read-repair-pending: while the token has pending replicas, a read writes what it "
             "returns over the read-repair plan (blockForWrite, pending counted) before answering."
         ),

@@ -65,7 +65,7 @@ def history_from_states(states: Iterable[ClusterMetadata]) -> History:
 
 
 def step_barriers(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,
-                  waits_for_replaced: bool = False) -> tuple[StepBarrier, ...]:
+                  waits_for_replaced: bool = False, two_epoch_cancel: bool = False) -> tuple[StepBarrier, ...]:
     """The progress barrier before each sequence step of a run, as Cassandra's ProgressBarrier
     builds it: for every range the sequence locked, the replicas of the current read and write
     groups of the ranges that contain it (DataPlacement.matchRange: a locked range that no
@@ -74,12 +74,18 @@ def step_barriers(states: Sequence[ClusterMetadata], transformations: Sequence[T
     follows ProgressBarrier.immediate; a cancel, UNSAFE_JOIN and ASSASSINATE have no barrier.
 
     `waits_for_replaced` is the fix `barrier-waits-for-replaced`: the replaced or removed node
-    counts like any other replica.
+    counts like any other replica. `two_epoch_cancel` is the fix `two-epoch-cancel`: the second
+    CANCEL_SEQUENCE of a split cancel (the same transformation committed twice in a row,
+    spec.operations) waits for a barrier on the first, as a forward step would.
     """
     out: list[StepBarrier] = []
     for i in range(1, len(states)):
         t = transformations[i] if i < len(transformations) else None
-        if t is None or t.kind == "START_JOIN" or not t.kind.startswith(("START_", "MID_", "FINISH_")):
+        if t is None:
+            continue
+        second_cancel = (two_epoch_cancel and t.kind == "CANCEL_SEQUENCE" and i >= 2
+                         and transformations[i - 1] is t)
+        if not second_cancel and (t.kind == "START_JOIN" or not t.kind.startswith(("START_", "MID_", "FINISH_"))):
             continue
         ranges = locked_barriers(states[i - 1], getattr(t, "node"),  # noqa: B009  # every step names its node
                                  waits_for_replaced=waits_for_replaced)
@@ -130,7 +136,8 @@ def _containing(groups: ReplicaGroups, rights: list[int], lock: Range) -> frozen
 
 
 def history_from_run(states: Sequence[ClusterMetadata], transformations: Sequence[Transformation | None], *,
-                     waits_for_replaced: bool = False) -> History:
+                     waits_for_replaced: bool = False, two_epoch_cancel: bool = False) -> History:
     """`history_from_states`, with the barrier of every step (for the prover's barrier mode)."""
     plain = history_from_states(states)
-    return evolve(plain, barriers=step_barriers(states, transformations, waits_for_replaced=waits_for_replaced))
+    return evolve(plain, barriers=step_barriers(states, transformations, waits_for_replaced=waits_for_replaced,
+                                                two_epoch_cancel=two_epoch_cancel))

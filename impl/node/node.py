@@ -140,7 +140,7 @@ class Node:
             Read: self.replica.on_read,
             ReadResponse: self.coordinator.on_read_response,
             WatermarkRequest: self._on_watermark_request,
-            WatermarkResponse: self.operation.on_watermark,
+            WatermarkResponse: self._on_watermark,
             StreamRequest: self.replica.on_stream_request,
             StreamData: self.replica.on_stream_data,
             StreamComplete: self.operation.on_stream_complete,
@@ -208,6 +208,7 @@ class Node:
         self.alive = False
         self.coordinator.crash()
         self.submitter.crash()
+        self.operator.crash()
         if self.election is not None:
             self.election.crash()
         self.fetcher.reset()
@@ -222,6 +223,10 @@ class Node:
             if msg.epoch > self.log.applied:
                 self.fetcher.want(msg.epoch, msg.sender)
         self._handlers[type(msg)](msg)
+
+    def _on_watermark(self, msg: WatermarkResponse) -> None:
+        self.operation.on_watermark(msg)
+        self.operator.on_watermark(msg)  # a two-epoch cancel's barrier (fix two-epoch-cancel)
 
     def _on_promise(self, msg: Promise) -> None:
         if self.service.active is not None:

@@ -15,6 +15,10 @@ node's own metadata and failure-detector view:
 
 Each command's outcome is recorded like an operation's (`cancel` / `abortbootstrap`: completed,
 `refused: <message>`, `rejected: <reason>`).
+
+Fix `two-epoch-cancel` (not Cassandra's rule): a cancel after MID commits CANCEL_SEQUENCE twice —
+the first gives the reads back (impl/metadata/fixes.py), the second, once a progress barrier on
+the first has passed (as before a forward step), narrows the writes and releases the locks.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from impl.entry import canonical_json
-from impl.messages import SubmitResult
+from impl.messages import SubmitResult, WatermarkResponse
 from impl.node import operator_checks as checks
+from impl.node.progress_barrier import ProgressBarrier
 
 if TYPE_CHECKING:
     from impl.node.host import Host
@@ -34,6 +39,8 @@ ABORT_BOOTSTRAP_STATES = ["REGISTERED", "BOOTSTRAPPING", "BOOT_REPLACING"]
 class OperatorCommands:
     def __init__(self, node: Host) -> None:
         self._node = node
+        self._barrier: ProgressBarrier | None = None
+        """Fix two-epoch-cancel: the barrier before a cancel's second commit."""
 
     def _done(self, what: str, outcome: str) -> None:
         node = self._node
@@ -47,11 +54,36 @@ class OperatorCommands:
             self._done("cancel", "refused: " + refusal)
             return
         node.trace.event("operation", node.id, "-", f"cancel {target}")
+        seq = node.log.metadata.sequences.get(target)
+        split = "two-epoch-cancel" in node.settings.fixes and seq is not None and seq.next_step == "FINISH"
+        cancel = canonical_json({"kind": "CANCEL_SEQUENCE", "node": target})
 
         def done(result: SubmitResult) -> None:
             self._done("cancel", "completed" if result.outcome == "committed" else f"rejected: {result.reason}")
 
-        node.submitter.submit(canonical_json({"kind": "CANCEL_SEQUENCE", "node": target}), done)
+        def first_done(result: SubmitResult) -> None:
+            if result.outcome != "committed":
+                done(result)
+                return
+
+            def passed(level: str) -> None:
+                self._barrier = None
+                node.submitter.submit(cancel, done)
+
+            self._barrier = ProgressBarrier(node, wait_for=result.committed_epoch, sequence_node=target,
+                                            excluded=None, on_pass=passed)
+            self._barrier.start()
+
+        node.submitter.submit(cancel, first_done if split else done)
+
+    def on_watermark(self, msg: WatermarkResponse) -> None:
+        if self._barrier is not None:
+            self._barrier.on_watermark(msg)
+
+    def crash(self) -> None:
+        if self._barrier is not None:
+            self._barrier.cancel()
+            self._barrier = None
 
     def abort_bootstrap(self, target: str) -> None:
         node = self._node

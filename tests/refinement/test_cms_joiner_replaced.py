@@ -52,3 +52,27 @@ def test_a_full_cms_member_replaced_stays_the_other_invariant() -> None:
     assert verdicts == [None] * 9
     assert cms_is_consistent(spec_m) == ("CMS members ['B'] are not in the directory",)
     assert cms_additions_in_directory(spec_m) == ()
+
+
+def test_a_node_still_to_be_added_replaced_stops_the_reconfiguration_until_its_cancel() -> None:
+    """The same with the replaced node later in the plan (no active transition yet): the next
+    ADVANCE pops it and `startAdd`'s `new Replica(null, ...)` throws; with no active transition
+    `CancelCMSReconfiguration` builds no Replica and clears the sequence (fuzz seed 286618, sim
+    run 286618864968, where the judge first saw only a CMS short of its size)."""
+    spec_m, impl_m, verdicts = both(topology(RING4, SIMPLE), [
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B", "C"]},
+        ADVANCE, ADVANCE,          # B: write member, then read member; C still to be added
+        *replace("X", "C"),
+        ADVANCE])
+    assert verdicts[:8] == [None] * 8
+    assert verdicts[8] is not None and "C: not in the directory" in verdicts[8]
+    assert "C" not in spec_m.directory and "C" not in spec_m.cms.members
+    assert cms_additions_in_directory(spec_m) == (
+        "CMS additions ['C'] are not in the directory (the reconfiguration cannot go on; "
+        "only an operator's cancel ends it)",)
+    assert impl_m.cms.reconfiguring
+    cancelled, _, after = both(topology(RING4, SIMPLE), [
+        {"kind": "PREPARE_CMS_RECONFIGURATION", "add": ["B", "C"]}, ADVANCE, ADVANCE, *replace("X", "C"),
+        {"kind": "CANCEL_CMS_RECONFIGURATION"}])
+    assert after[8] is None and cancelled.cms.reconfiguration is None
+    assert cms_additions_in_directory(cancelled) == ()

@@ -50,3 +50,30 @@ def test_the_settled_placement_is_the_final_one_at_every_step_on_both_sides() ->
         impl_m = result.metadata
         assert spec_json(spec_m) == expected and write_placement_all_settled(impl_m) == expected
     assert {ks: v["writes"] for ks, v in impl_m.placements_json().items()} == expected
+
+
+def test_an_orphaned_join_leaves_no_settled_placement_on_both_sides() -> None:
+    """Finding unregister-prepared-join, what the model can say of its disk-boundary question:
+    once X is unregistered with its prepared join left behind, stepping through the sequences
+    (writePlacementAllSettled) reaches X's START_JOIN, which cannot apply (Cassandra: the
+    PrimaryRangeComparator sort throws NullPointerException for X's replica), so there is no
+    settled placement — the value DiskBoundaryManager.getLocalRanges needs on every node that
+    is not bootstrapping. With the fix unregister-idle-only the UNREGISTER is refused."""
+    from impl.metadata import Rejected
+    from impl.metadata.fixes import execute as execute_fixed
+
+    doc = topology(RING8, RF1)
+    steps = [register("X"), {"kind": "PREPARE_JOIN", "node": "X", "tokens": [150]},
+             {"kind": "UNREGISTER", "node": "X", "allowed": ["REGISTERED", "BOOTSTRAPPING", "BOOT_REPLACING"]}]
+    spec_m, impl_m = ClusterMetadata.initial(parse_topology(doc)), Metadata.from_topology(doc)
+    for t in steps[:2]:
+        spec_m = parse_transformation(t).execute(spec_m).metadata  # type: ignore[union-attr]
+        impl_m = execute(impl_m, t).metadata  # type: ignore[union-attr]
+    assert spec_json(spec_m) is not None and write_placement_all_settled(impl_m) is not None
+    fixed = execute_fixed(impl_m, steps[2], frozenset({"unregister-idle-only"}))
+    assert isinstance(fixed, Rejected)
+    spec_m = parse_transformation(steps[2]).execute(spec_m).metadata  # type: ignore[union-attr]
+    result = execute(impl_m, steps[2])
+    assert isinstance(result, Accepted)
+    assert "X" not in result.metadata.directory and "X" in result.metadata.sequences
+    assert spec_json(spec_m) is None and write_placement_all_settled(result.metadata) is None

@@ -48,6 +48,15 @@ def test_a_stored_counterexample_shows_its_finding_and_passes_with_its_fix(findi
     assert fixed.valid, fixed.cause
 
 
+def test_the_monotonic_read_counterexample_is_at_rf_3() -> None:
+    """The report leads with RF 3 (two lost mutations of one write), not the campaign's RF 1 case."""
+    doc = json.loads((EXAMPLES / "findings" / "monotonic-read-across-movement.json").read_text())
+    keyspaces = {k["name"]: k for k in doc["case"]["topology"]["keyspaces"]}
+    assert keyspaces["kv"]["replication"] == {"class": "SimpleStrategy", "replication_factor": 3}
+    lost = [d[0] for d in doc["case"]["decisions"] if d[0].startswith("loss ") and d[0].endswith(" Mutation")]
+    assert len(lost) == 2, lost
+
+
 def test_the_cancel_finding_still_reproduces_from_its_seed() -> None:
     record = run_one(RunSpec(kind="refine", seed=41))
     assert record.outcome.cause is not None
@@ -95,6 +104,9 @@ def test_each_fix_alone_brings_no_new_failure(fix: str) -> None:
     (["replay", "examples/findings/cross-dc-replace.json"], 1),
     (["replay", "examples/findings/cross-dc-replace.json", "--fix", "replace-same-dc"], 0),
     (["replay", "examples/findings/cross-dc-replace.json", "--fix", "no-such-fix"], 2),
+    # the RF 3 monotonic-read counterexample (issue 33): the finding, then gone with its fix
+    (["replay", "examples/findings/monotonic-read-across-movement.json"], 1),
+    (["replay", "examples/findings/monotonic-read-across-movement.json", "--fix", "read-repair-pending"], 0),
     (["fuzz", "--runs", "1", "--fix", "no-such-fix"], 2),
 ])
 def test_fix_option_on_the_commands(args: list[str], code: int, monkeypatch: pytest.MonkeyPatch,
