@@ -15,7 +15,9 @@ changes only where an operator path asks (trunk 6bbe85ef; impl/cms/reconfigurati
   removed by the point's reconfiguration is no candidate. Points whose deciding node went down
   near them, or during a partition, are not judged (its view is unknowable here).
 - A CMS member outside the directory is the spec's invariant `cms_is_consistent`, which the judge
-  checks on the final state (finding replace-cms-member); the size is not judged then.
+  checks on the final state (finding replace-cms-member); a node the reconfiguration is adding,
+  or has still to add, outside the directory is `cms_additions_in_directory` (finding
+  leave-while-joining-cms: the reconfiguration stops there). The size is not judged then.
 - **Removal refused for a CMS member.** A node-driven replace, decommission, removenode or
   assassinate rejected by PrepareLeave's CMS check: the operator paths reconfigure the CMS
   first (ReconfigureCMS.maybeReconfigureCMS), so only a missing reconfiguration gets there
