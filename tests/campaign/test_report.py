@@ -17,8 +17,7 @@ import pytest
 
 from campaign.cli import main
 from campaign.report.html import NEW
-
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.browser import CHROMIUM, chromium
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -213,11 +212,7 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
     sorted((mutant / "failures").glob("sim-*.json"))[0].write_text(_failure_doc("remove-replace-single-source"))
     page_path = tmp_path / "r.html"
     assert run(capsys, "report", str(mutant), "--html", str(page_path))[0] == 0
-    flags = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run([*flags, "--dump-dom", page_path.as_uri()], check=True, capture_output=True,
-                         text=True, timeout=120).stdout
+    dom = chromium(tmp_path / "profile", page_path.as_uri(), "--dump-dom")
     rendered = Page()
     rendered.feed(dom)
     assert {"causes", "groups", "transformations", "steps", "faults", "operations", "operations_ended", "rate",
@@ -227,8 +222,8 @@ def test_chromium_renders_the_report_with_its_plots(campaigns: tuple[Path, Path]
 
     for width in (1100, 600):  # a laptop's window and half of one: the plots shrink to fit
         shot = tmp_path / f"shot-{width}.png"
-        subprocess.run([*flags, f"--window-size={width},900", f"--screenshot={shot}", page_path.as_uri()],
-                       check=True, capture_output=True, timeout=120)
+        chromium(tmp_path / f"profile-{width}", page_path.as_uri(), f"--window-size={width},900",
+                 f"--screenshot={shot}")
         # the new failures' bars (NEW) are drawn in the first screenful
         assert _has_colour(shot, tuple(int(NEW[i:i + 2], 16) for i in (1, 3, 5)))  # type: ignore[arg-type]
         keep = os.environ.get("TCMCHECK_KEEP_SHOT")  # a path prefix: keep the screenshots for a human

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from checkers.linearizability import REGISTER, check, render_html
 from checkers.linearizability.history import Op, invoke, ok
+from tests.browser import CHROMIUM, chromium
 
 STALE_READ = (
     invoke(0, "write", 1), ok(0, "write", 1),
@@ -182,7 +182,6 @@ def test_values_are_written_as_the_input_writes_them() -> None:
     assert "None" not in edn_page and "null" not in edn_page
 
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.mark.browser
@@ -191,15 +190,7 @@ def test_chromium_renders_the_page_with_the_failing_op(tmp_path: Path) -> None:
     page = tmp_path / "history.html"
     page.write_text(render_html(check(REGISTER, STALE_READ), REGISTER, title="stale read"))
     shot = tmp_path / "shot.png"
-    subprocess.run(
-        [
-            str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,700",
-            f"--screenshot={shot}", page.as_uri(),
-        ],
-        check=True, capture_output=True, timeout=120,
-    )
+    chromium(tmp_path / "profile", page.as_uri(), "--window-size=1000,700", f"--screenshot={shot}")
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000
     # the failing bar's fill (#f8c0c0) is on the screenshot
@@ -207,16 +198,6 @@ def test_chromium_renders_the_page_with_the_failing_op(tmp_path: Path) -> None:
     keep = os.environ.get("TCMCHECK_KEEP_SHOT")  # a path: keep the screenshot for a human
     if keep:
         shutil.copy(shot, keep)
-
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def chromium(profile: Path, url: str, *args: str) -> str:
-    """Run headless Chromium on `url` (a fresh profile each time); its stdout."""
-    return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *args, url], check=True,
-                          capture_output=True, text=True, timeout=120).stdout
 
 
 @pytest.mark.browser
