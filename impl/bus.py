@@ -150,7 +150,8 @@ class Bus:
         if not self._is_up(dst) or (self._partitions and self._side[src] != self._side[dst]):
             self._drop(src, dst, brief, "unreachable")
             return
-        link = f"{src}>{dst} {type(msg).__name__}"
+        # a decision's key names the link; built only when keys are read (a hot path)
+        link = f"{src}>{dst} {type(msg).__name__}" if decide.recording else ""
         if faults.loss and decide.flip("loss " + link, faults.loss):
             self._drop(src, dst, brief, "lost")
             return

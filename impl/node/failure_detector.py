@@ -77,23 +77,28 @@ class ArrivalWindow:
         """The last instant at which the peer is not yet convicted (None: never)."""
 
     def add(self, now: int, initial: int, max_interval: int) -> None:
-        if self.t_last is None:
+        # why no helper for the window's push: this runs for every heartbeat that arrives
+        last = self.t_last
+        interval: int | None
+        if last is None:
             # "better to err high (false negatives ...) than low": the first interval assumed
-            self._push(initial)
-        elif now - self.t_last <= max_interval:
-            self._push(now - self.t_last)
+            interval = initial
+        elif now - last <= max_interval:
+            interval = now - last
+        else:
+            interval = None
+        if interval is not None:
+            intervals = self._intervals
+            intervals.append(interval)
+            self._sum += interval
+            if len(intervals) > SAMPLE_SIZE:
+                self._sum -= intervals.popleft()
         self.t_last = now
         # phi(t) * PHI_FACTOR > threshold  <=>  (t - t_last) * n * DEN * SCALE > thr * sum * NUM
         #   <=>  t - t_last > floor(thr * sum * NUM / (n * DEN * SCALE))  (t an integer)
         if self._sum:
             self.deadline = now + (self._threshold * self._sum * LN10_NUM) // (
                 len(self._intervals) * LN10_DEN * THRESHOLD_SCALE)
-
-    def _push(self, interval: int) -> None:
-        self._intervals.append(interval)
-        self._sum += interval
-        if len(self._intervals) > SAMPLE_SIZE:
-            self._sum -= self._intervals.popleft()
 
     def convicts(self, now: int) -> bool:
         """phi(now) * PHI_FACTOR > phi_convict_threshold, exactly (on integers)."""
@@ -114,6 +119,11 @@ class FailureDetector:
         self._settled_at = now + SETTLE_ROUNDS * s.gossip_interval_ns if restarted else now
         self.heartbeats: dict[str, Heartbeat] = {}
         """The newest heartbeat known of every node (this one's included)."""
+        self._entries: dict[str, tuple[str, int, int]] = {}
+        """The same as digest entries (why twice: the digest is then one sort of ready tuples,
+        which order by node id alone, ids being unique)."""
+        self._members: tuple[list[str], list[str]] | None = None
+        """(live, unreachable), sorted; None when `_alive` changed since they were made."""
         self._windows: dict[str, ArrivalWindow] = {}
         self._alive: dict[str, bool] = {}
         self._down_since: dict[str, int] = {}
@@ -123,14 +133,17 @@ class FailureDetector:
             if restarted:
                 # addSavedEndpoint: known from disk, DOWN, unreachable since now
                 self.heartbeats[p] = (0, 0)
+                self._entries[p] = (p, 0, 0)
                 self._alive[p] = False
                 self._down_since[p] = now
             else:
                 self.heartbeats[p] = (1, 0)
+                self._entries[p] = (p, 1, 0)
                 self._alive[p] = True
                 w = self._windows[p] = ArrivalWindow(self._threshold)
                 w.add(now, self._initial, self._max_interval)
         self.heartbeats[node.id] = (self.generation, self.version)
+        self._entries[node.id] = (node.id, self.generation, self.version)
         self._digest: tuple[tuple[str, int, int], ...] | None = None
         node.world.protocol.emit(FdStart, node=node.id, generation=self.generation, restarted=restarted,
                                  peers=tuple(sorted(self._alive)))
@@ -163,23 +176,35 @@ class FailureDetector:
         return 0 if since is None else self._now() - since
 
     def live_members(self) -> list[str]:
-        """The peers seen UP, sorted (Gossiper.liveEndpoints, without this node)."""
-        return sorted(p for p, up in self._alive.items() if up)
+        """The peers seen UP, sorted (Gossiper.liveEndpoints, without this node). Not to be
+        changed by the caller: it is kept until a peer goes UP or DOWN."""
+        return self._split()[0]
 
     def unreachable_members(self) -> list[str]:
-        return sorted(p for p, up in self._alive.items() if not up)
+        """The peers seen DOWN, sorted (kept like `live_members`)."""
+        return self._split()[1]
+
+    def _split(self) -> tuple[list[str], list[str]]:
+        # why kept: every gossip round asks, and a peer goes UP or DOWN far less often
+        if self._members is None:
+            alive = self._alive
+            self._members = (sorted(p for p, up in alive.items() if up),
+                             sorted(p for p, up in alive.items() if not up))
+        return self._members
 
     # --- gossip ---
 
     def beat(self) -> None:
         """The start of a gossip round: this node's heartbeat goes up."""
         self.version += 1
-        self.heartbeats[self._node.id] = (self.generation, self.version)
+        me = self._node.id
+        self.heartbeats[me] = (self.generation, self.version)
+        self._entries[me] = (me, self.generation, self.version)
         self._digest = None
 
     def digest(self) -> tuple[tuple[str, int, int], ...]:
         if self._digest is None:
-            self._digest = tuple((n, g, v) for n, (g, v) in sorted(self.heartbeats.items()))
+            self._digest = tuple(sorted(self._entries.values()))
         return self._digest
 
     def on_heartbeats(self, heartbeats: Iterable[tuple[str, int, int]]) -> None:
@@ -202,11 +227,14 @@ class FailureDetector:
             if w is None:
                 w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
-            arrived.append((peer, gen, ver))
+            entry = (peer, gen, ver)
+            arrived.append(entry)
             self.heartbeats[peer] = (gen, ver)
+            self._entries[peer] = entry
             if restarted:
                 # handleMajorStateChange -> markAlive: not alive until the echo comes back
                 self._alive[peer] = False
+                self._members = None
             if not self._alive[peer]:
                 node.send(peer, Echo(sender=node.id, epoch=node.log.applied))
         if arrived:
@@ -218,13 +246,16 @@ class FailureDetector:
         now = self._now()
         alive = self._alive
         node.world.protocol.emit(FdStatusCheck, node=node.id)
-        for peer, window in sorted(self._windows.items()):
-            if alive.get(peer) and window.deadline is not None and now > window.deadline:
-                self._alive[peer] = False
-                self._down_since[peer] = now
-                node.counters["fd_convictions"] += 1
-                node.trace.event("fd", node.id, peer, "down")
-                node.world.protocol.emit(FdConvict, node=node.id, peer=peer)
+        # why the sort after the test: a conviction is rare, and they happen in peer order
+        silent = [p for p, w in self._windows.items()
+                  if w.deadline is not None and now > w.deadline and alive.get(p)]
+        for peer in sorted(silent):
+            self._alive[peer] = False
+            self._members = None
+            self._down_since[peer] = now
+            node.counters["fd_convictions"] += 1
+            node.trace.event("fd", node.id, peer, "down")
+            node.world.protocol.emit(FdConvict, node=node.id, peer=peer)
 
     def on_echo(self, msg: Echo) -> None:
         node = self._node
@@ -236,6 +267,7 @@ class FailureDetector:
         if peer == self._node.id or self._alive.get(peer, False):
             return
         self._alive[peer] = True
+        self._members = None
         self._node.world.protocol.emit(FdAlive, node=self._node.id, peer=peer)
         was_down = self._down_since.pop(peer, None) is not None
         if was_down:

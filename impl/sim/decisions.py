@@ -81,12 +81,22 @@ class Decisions:
                 value = hi
         return self._take(key, value, default)
 
+    @property
+    def recording(self) -> bool:
+        """Whether keys are counted (a script is followed, or decisions are recorded): when not,
+        a caller may skip building a costly key, which is then never read."""
+        return self._record
+
     def flip(self, key: str, p: float) -> bool:
         """True with probability `p` (`rng.random() < p`); default False."""
+        if not self._record:  # the same draw as `draw` makes, without its closure (a hot path)
+            return self._rng.random() < p
         return bool(self.draw(key, lambda r: int(r.random() < p), 0, 0, 1))
 
     def randrange(self, key: str, n: int) -> int:
         """`rng.randrange(n)`; default 0 (the first choice, no offset)."""
+        if not self._record:
+            return self._rng.randrange(n)
         return self.draw(key, lambda r: r.randrange(n), 0, 0, max(n - 1, 0))
 
     def randint(self, key: str, lo: int, hi: int) -> int:
