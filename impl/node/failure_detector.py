@@ -211,26 +211,28 @@ class FailureDetector:
         """Apply gossiped heartbeats (notifyFailureDetector, then applyStateLocally)."""
         node = self._node
         now = self._now()
-        known_of = self.heartbeats
+        entries = self._entries
         me = node.id
         arrived: list[tuple[str, int, int]] = []
-        for peer, gen, ver in heartbeats:
-            known = known_of.get(peer)
-            if known is not None and (gen < known[0] or gen == known[0] and ver <= known[1]) \
-                    or peer == me:
+        for entry in heartbeats:
+            peer = entry[0]
+            known = entries.get(peer)
+            # (peer, generation, version) tuples of one peer order as its heartbeats do: one
+            # comparison tells a heartbeat not newer than the one known (most of them)
+            if known is not None and entry <= known or peer == me:
                 continue
+            gen = entry[1]
             self._digest = None
-            restarted = known is None or gen > known[0]
+            restarted = known is None or gen > known[1]
             if restarted and not self._alive.get(peer, False):
                 self._windows.pop(peer, None)  # "clearing interval times ... generation change"
             w = self._windows.get(peer)
             if w is None:
                 w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
-            entry = (peer, gen, ver)
             arrived.append(entry)
-            self.heartbeats[peer] = (gen, ver)
-            self._entries[peer] = entry
+            self.heartbeats[peer] = (gen, entry[2])
+            entries[peer] = entry
             if restarted:
                 # handleMajorStateChange -> markAlive: not alive until the echo comes back
                 self._alive[peer] = False

@@ -49,7 +49,14 @@ class EventQueue:
         return ev
 
     def after(self, delay: int, fn: Callable[..., Any], *args: Any, work: bool = True) -> Event:
-        return self.at(self.clock.now + delay, fn, *args, work=work)
+        # `at` inlined (every message and timer comes through here)
+        self._seq += 1
+        time = self.clock.now + (delay if delay > 0 else 0)
+        ev = Event(time, fn, args, work)
+        heapq.heappush(self._heap, (time, self._seq, ev))
+        if work:
+            self.pending_work += 1
+        return ev
 
     def cancel(self, ev: Event | None) -> None:
         if ev is not None and not ev.cancelled:
