@@ -40,6 +40,10 @@ PATHS = ("hints stored", "hints re-hinted", "hints applied", "hints received by 
 """What this check judges in a run (the report's paths)."""
 
 
+_READS: frozenset[type[Event]] = frozenset({WritePlan, HintStore, HintApply, Store, HintDeliver})
+"""The event kinds the check reads (each an exact class: observed/protocol.py has no subclasses)."""
+
+
 def check_hints(events: Iterable[Event], placements: Placements | None = None,
                 held: Iterable[StoredHint] | None = None) -> ProtocolVerdict:
     """Every hint's promise, over the events in the order the simulation took them (`placements`:
@@ -58,9 +62,10 @@ def check_hints(events: Iterable[Event], placements: Placements | None = None,
     def fail(e: Event, detail: str, *evidence: tuple[str, str]) -> None:
         out.append(Violation(invariant="hint replay", time=e.t, detail=detail, evidence=evidence))
 
-    end = 0
-    for e in events:
-        end = e.t
+    events = tuple(events)
+    end = events[-1].t if events else 0
+    # why the filter first: these kinds are a small part of a trace, read once per run
+    for e in [e for e in events if type(e) in _READS]:
         if isinstance(e, WritePlan):
             w = (e.keyspace, e.key, e.timestamp, e.value)
             planned[(e.coord, w)] = frozenset(e.contacts) | frozenset(e.down)
