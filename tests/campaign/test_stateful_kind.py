@@ -103,8 +103,10 @@ def test_a_planted_switch_is_caught_replayed_and_its_program_runs(
     # about one run in ten meets a CREATE TABLE the switch refuses: 30 runs (a passing run takes
     # a fraction of a second, --fail-fast stops at the first) miss it with a chance of 4 in 100
     # when a change to the machine moves what a seed draws
+    # --run-timeout a day: the failing run shrinks its example, which took over the default 300 s
+    # on a loaded machine (CI pre-check, 2026-11-28); what the test decides must not hang on load
     status = main(["fuzz", "--kinds", "stateful", "--runs", "30", "--seed", "5110", "--workers", "1",
-                   "--mutant", mutant, "--out", str(tmp_path / "c"), "--fail-fast"])
+                   "--mutant", mutant, "--out", str(tmp_path / "c"), "--fail-fast", "--run-timeout", "86400"])
     out, _ = capsys.readouterr()
     assert status == 1, out
     failure = json.loads(next((tmp_path / "c" / "failures").glob("stateful-*.json")).read_text())
