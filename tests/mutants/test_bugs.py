@@ -159,7 +159,7 @@ DETECTING_SEED: dict[str, int] = {
     "stream-from-remaining-replica": 8,
     "read-repair-responders-only": 2,
     "hint-replay-ignores-ownership": 99,
-    "revalidation-off-by-one": 594,
+    "revalidation-off-by-one": 22,
     # issue 21: fixed tickets
     "cms-not-reconfigured-after-operation": 1,
     "assassinate-skips-cms-reconfiguration": 1,
