@@ -48,8 +48,6 @@ from observed.protocol import FdAlive, FdArrivals, FdConvict, FdStart, FdStatusC
 if TYPE_CHECKING:
     from impl.node.host import Host
 
-Heartbeat = tuple[int, int]
-"""(generation, version)"""
 
 SETTLE_ROUNDS = 8
 """`Gossiper.waitToSettle` at a (re)start, in gossip rounds: GOSSIP_SETTLE_MIN_WAIT_MS (5000) then
@@ -117,11 +115,10 @@ class FailureDetector:
         self.version = 0
         now = self._now()
         self._settled_at = now + SETTLE_ROUNDS * s.gossip_interval_ns if restarted else now
-        self.heartbeats: dict[str, Heartbeat] = {}
-        """The newest heartbeat known of every node (this one's included)."""
         self._entries: dict[str, tuple[str, int, int]] = {}
-        """The same as digest entries (why twice: the digest is then one sort of ready tuples,
-        which order by node id alone, ids being unique)."""
+        """The newest heartbeat known of every node (this one's included), as its digest entry
+        (node, generation, version): the digest is then one sort of ready tuples, which order by
+        node id alone, ids being unique."""
         self._members: tuple[list[str], list[str]] | None = None
         """(live, unreachable), sorted; None when `_alive` changed since they were made."""
         self._windows: dict[str, ArrivalWindow] = {}
@@ -132,17 +129,14 @@ class FailureDetector:
                 continue
             if restarted:
                 # addSavedEndpoint: known from disk, DOWN, unreachable since now
-                self.heartbeats[p] = (0, 0)
                 self._entries[p] = (p, 0, 0)
                 self._alive[p] = False
                 self._down_since[p] = now
             else:
-                self.heartbeats[p] = (1, 0)
                 self._entries[p] = (p, 1, 0)
                 self._alive[p] = True
                 w = self._windows[p] = ArrivalWindow(self._threshold)
                 w.add(now, self._initial, self._max_interval)
-        self.heartbeats[node.id] = (self.generation, self.version)
         self._entries[node.id] = (node.id, self.generation, self.version)
         self._digest: tuple[tuple[str, int, int], ...] | None = None
         node.world.protocol.emit(FdStart, node=node.id, generation=self.generation, restarted=restarted,
@@ -167,7 +161,7 @@ class FailureDetector:
     def heard_of(self, peer_id: str) -> bool:
         """Whether this node has had a heartbeat of `peer_id` since it (re)started (a saved
         endpoint not yet gossiped with is DOWN without a conviction)."""
-        return peer_id == self._node.id or self.heartbeats.get(peer_id, (0, 0))[0] != 0
+        return peer_id == self._node.id or self._entries.get(peer_id, (peer_id, 0, 0))[1] != 0
 
     def downtime(self, peer_id: str) -> int:
         """Virtual ns since this node convicted `peer_id` (0 when it sees it UP, or saw it go
@@ -198,7 +192,6 @@ class FailureDetector:
         """The start of a gossip round: this node's heartbeat goes up."""
         self.version += 1
         me = self._node.id
-        self.heartbeats[me] = (self.generation, self.version)
         self._entries[me] = (me, self.generation, self.version)
         self._digest = None
 
@@ -231,7 +224,6 @@ class FailureDetector:
                 w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
             arrived.append(entry)
-            self.heartbeats[peer] = (gen, entry[2])
             entries[peer] = entry
             if restarted:
                 # handleMajorStateChange -> markAlive: not alive until the echo comes back
