@@ -304,13 +304,11 @@ class Cluster:
             self.script.schedule()
         queue = self.queue
         while True:
-            t = queue.peek_time()
-            if t is None or t > end:
+            ev = queue.pop_until(end)
+            if ev is None:
                 if not stop_when_quiet and self.clock.now < end:
                     self.clock.advance_to(end)
                 return False
-            ev = queue.pop()
-            assert ev is not None
             ev.fn(*ev.args)
             if stop_when_quiet and queue.pending_work == 0 and self._quiescent():
                 return True

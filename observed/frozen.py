@@ -9,10 +9,10 @@ the EDN reader gives them frozen already).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from attrs import field, frozen
 
@@ -58,10 +58,32 @@ class FrozenMap(Mapping[Hashable, Any]):
 SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+def _key(kv: tuple[Hashable, Any]) -> str:
+    return cast(str, kv[0])  # only string-keyed entries are sorted by it
+
+
+def _frozen_map(items: tuple[tuple[Hashable, Any], ...]) -> FrozenMap:
+    """A `FrozenMap` of entries already in its order (its converter not run again)."""
+    m = object.__new__(FrozenMap)
+    object.__setattr__(m, "items_", items)
+    return m
+
+
 def freeze(value: Any) -> Any:
     """A hashable copy of a JSON-like value (lists become tuples, objects `FrozenMap`s)."""
-    if type(value) in SCALARS:
+    # why the exact-type branches first: placements and views freeze thousands of small values a
+    # run, and JSON's dicts, lists and strings are exact types (an ABC check costs far more)
+    t = type(value)
+    if t in SCALARS or t is FrozenMap:
         return value
+    if t is dict:
+        # str(k) of every key: all strings, so the order of `_order` is the keys' own
+        items = [(k if type(k) is str else str(k), v if type(v) in SCALARS else freeze(v))
+                 for k, v in value.items()]
+        items.sort(key=_key)
+        return _frozen_map(tuple(items))
+    if t is list or t is tuple:
+        return tuple([v if type(v) in SCALARS else freeze(v) for v in value])
     if isinstance(value, FrozenMap):
         return value
     if isinstance(value, Mapping):
@@ -69,6 +91,27 @@ def freeze(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(freeze(v) for v in value)
     return value
+
+
+def frozen_ranges(rows: Iterable[tuple[int, int, frozenset[str]]]) -> tuple[FrozenMap, ...]:
+    """`freeze([{"range": [left, right], "replicas": sorted(group)} ...])`, built directly: the
+    placements part of a metadata view (DESIGN's per-range list), which impl's and the spec's
+    views give for every node and every epoch (why not through `freeze`: a placement is hundreds
+    of ranges over a few replica groups, each group sorted once here)."""
+    names: dict[frozenset[str], tuple[str, ...]] = {}
+    out = []
+    for left, right, group in rows:
+        sorted_group = names.get(group)
+        if sorted_group is None:
+            sorted_group = names[group] = tuple(sorted(group))
+        out.append(_frozen_map((("range", (left, right)), ("replicas", sorted_group))))
+    return tuple(out)
+
+
+def frozen_entries(entries: Mapping[str, Any]) -> FrozenMap:
+    """A `FrozenMap` of string keys to values frozen already (not walked again, as `freeze`
+    would): what `frozen_ranges` gives is put together with this."""
+    return _frozen_map(tuple(sorted(entries.items(), key=_key)))
 
 
 def _json_key(k: Any) -> str:

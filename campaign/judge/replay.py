@@ -13,13 +13,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from campaign.errors import BadInput
-from campaign.formats.placements import placements_json
 from campaign.formats.topology import parse_topology
 from campaign.formats.transformations import parse_transformation
 from checkers.linearizability.frozen import thaw
 from checkers.logs import LogEntry
 from impl.scenario import Scenario
-from observed.frozen import FrozenMap, freeze
+from observed.frozen import FrozenMap, freeze, frozen_entries, frozen_ranges
 from spec.fixes import execute as spec_execute
 from spec.metadata import ClusterMetadata
 from spec.nodes import NodeVersion
@@ -90,7 +89,11 @@ class SpecReplay:
 def spec_view(m: ClusterMetadata) -> FrozenMap:
     """The spec's counterpart of impl's `metadata_view` (the same frozen JSON value)."""
     nodes = {n.id: [n.state.value, list(m.token_map.tokens_of(n.id))] for n in m.directory}
-    view: FrozenMap = freeze({"epoch": m.epoch, "placements": placements_json(m.placements),
+    placements = frozen_entries({  # freeze(placements_json(m.placements)), built directly
+        ks: frozen_entries({"reads": frozen_ranges((r.left, r.right, g) for r, g in p.reads),
+                            "writes": frozen_ranges((r.left, r.right, g) for r, g in p.writes)})
+        for ks, p in m.placements.items()})
+    view: FrozenMap = freeze({"epoch": m.epoch, "placements": placements,
                               "nodes": nodes, "cms": [sorted(m.cms.reads), sorted(m.cms.writes)]})
     return view
 

@@ -157,10 +157,20 @@ class Placement:
         return {"reads": reads, "writes": writes}
 
     def to_json(self) -> dict[str, Any]:
+        # why each group sorted once: a placement is hundreds of ranges over a few groups, and
+        # every node's snapshot writes every placement (the lists are shared, never changed)
+        names: dict[Replicas, list[str]] = {}
+
+        def listed(group: Replicas) -> list[str]:
+            out = names.get(group)
+            if out is None:
+                out = names[group] = sorted(group)
+            return out
+
         return {
             "bounds": list(self.bounds),
-            "reads": [sorted(r) for r in self.reads],
-            "writes": [sorted(w) for w in self.writes],
+            "reads": [listed(r) for r in self.reads],
+            "writes": [listed(w) for w in self.writes],
         }
 
     @classmethod

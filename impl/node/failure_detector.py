@@ -59,18 +59,19 @@ LN10_NUM, LN10_DEN = 2302585093, 10**9
 """ln 10 as a fixed rational: phi * (1 / ln 10) > threshold  <=>  t * n * DEN > thr * sum * NUM."""
 THRESHOLD_SCALE = 10**6
 """`phi_convict_threshold` is used in millionths (an integer)."""
+_DIVISOR = LN10_DEN * THRESHOLD_SCALE
 
 
 class ArrivalWindow:
     """One peer's heartbeat inter-arrival times (FailureDetector.ArrivalWindow)."""
 
-    __slots__ = ("_intervals", "_sum", "t_last", "_threshold", "deadline")
+    __slots__ = ("_intervals", "_sum", "t_last", "_factor", "deadline")
 
     def __init__(self, threshold_scaled: int) -> None:
         self._intervals: deque[int] = deque()
         self._sum = 0
         self.t_last: int | None = None
-        self._threshold = threshold_scaled
+        self._factor = threshold_scaled * LN10_NUM
         self.deadline: int | None = None
         """The last instant at which the peer is not yet convicted (None: never)."""
 
@@ -93,10 +94,9 @@ class ArrivalWindow:
                 self._sum -= intervals.popleft()
         self.t_last = now
         # phi(t) * PHI_FACTOR > threshold  <=>  (t - t_last) * n * DEN * SCALE > thr * sum * NUM
-        #   <=>  t - t_last > floor(thr * sum * NUM / (n * DEN * SCALE))  (t an integer)
+        #   <=>  t - t_last > floor(thr * NUM * sum / (n * DEN * SCALE))  (t an integer)
         if self._sum:
-            self.deadline = now + (self._threshold * self._sum * LN10_NUM) // (
-                len(self._intervals) * LN10_DEN * THRESHOLD_SCALE)
+            self.deadline = now + self._factor * self._sum // (len(self._intervals) * _DIVISOR)
 
     def convicts(self, now: int) -> bool:
         """phi(now) * PHI_FACTOR > phi_convict_threshold, exactly (on integers)."""

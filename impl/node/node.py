@@ -318,13 +318,15 @@ class Node:
         """Gossip to a random live member and, with probability unreachable / (live + 1), to a
         random unreachable one (doGossipToLiveMember, maybeGossipToUnreachableMember)."""
         fd = self.failure_detector
+        decide = self.decisions
+        # a decision's key is built only when keys are read (every node's every round asks)
+        me = self.id if decide.recording else ""
         live = fd.live_members()
         if live:
-            self.gossip_to(live[self.decisions.randrange(f"gossip-peer {self.id}", len(live))])
+            self.gossip_to(live[decide.randrange(me and f"gossip-peer {me}", len(live))])
         down = fd.unreachable_members()
-        if down and self.decisions.flip(f"gossip-unreachable {self.id}",
-                                        len(down) / (len(live) + 1)):
-            self.gossip_to(down[self.decisions.randrange(f"gossip-down-peer {self.id}", len(down))])
+        if down and decide.flip(me and f"gossip-unreachable {me}", len(down) / (len(live) + 1)):
+            self.gossip_to(down[decide.randrange(me and f"gossip-down-peer {me}", len(down))])
 
     def _on_stream_log(self, msg: StreamLog) -> None:
         """Joining the CMS: catch up to `upto` from the driver, then say so."""

@@ -64,25 +64,30 @@ class EventQueue:
             if ev.work:
                 self.pending_work -= 1
 
-    def pop(self) -> Event | None:
-        """The next live event (the clock advanced to its time), or None when the queue is empty."""
+    def pop_until(self, end: int) -> Event | None:
+        """The next live event at or before `end` (the clock advanced to its time), or None when
+        there is none (the clock then unmoved). One call a step: the run loop asks it for every
+        event of a run."""
         heap = self._heap
         while heap:
-            ev = heapq.heappop(heap)[2]
+            entry = heap[0]
+            ev = entry[2]
             if ev.cancelled:
+                heapq.heappop(heap)
                 continue
+            t = entry[0]
+            if t > end:
+                return None
+            heapq.heappop(heap)
             ev.cancelled = True  # why: popped events are no longer pending; cancel() is a no-op
             if ev.work:
                 self.pending_work -= 1
-            self.clock.advance_to(ev.time)
+            clock = self.clock
+            # events leave the heap in time order, and `at`/`after` never schedule in the past
+            assert t >= clock.now, (t, clock.now)
+            clock.now = t
             return ev
         return None
-
-    def peek_time(self) -> int | None:
-        heap = self._heap
-        while heap and heap[0][2].cancelled:
-            heapq.heappop(heap)
-        return heap[0][0] if heap else None
 
     def __len__(self) -> int:
         return len(self._heap)

@@ -4,7 +4,11 @@ with one event as a broken component would emit it."""
 
 from __future__ import annotations
 
-from checkers.protocol.failure_detector import DetectorSettings, check_failure_detector
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import checkers.protocol.failure_detector as fd_check
+from checkers.protocol.failure_detector import SAMPLE_SIZE, DetectorSettings, check_failure_detector
 from checkers.protocol.hints import check_hints
 from checkers.protocol.read_repair import check_read_repair
 from checkers.protocol.repair import check_repair
@@ -220,3 +224,34 @@ def test_a_status_check_convicts_every_peer_whose_silence_phi_no_longer_allows()
     [v] = check_failure_detector([*_fd(), check], FD).violations
     assert v.detail == ("n1's status check at 31.000 s left n2 UP, though its silence exceeded what phi allows "
                         "for its arrival history (a conviction is owed)")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([0, 2 * S, 2 * S + 1]) | st.integers(min_value=0, max_value=5 * S), min_size=1,
+                max_size=40),
+       st.integers(min_value=0, max_value=3 * S), st.sampled_from([SAMPLE_SIZE, 3]))
+def test_the_pass_over_arrivals_keeps_the_window_of_view_arrive(gaps: list[int], initial: int, sample: int) -> None:
+    """The check's pass pushes arrivals itself (a hot loop); `_View.arrive` states the rule.
+    Over gaps of 0, within and past the maximum interval, and a window that overflows, a
+    conviction is judged by the deadline `_View.arrive` gives: kept one instant after it, failed
+    at it."""
+    s = DetectorSettings(phi_convict_threshold=8.0, initial_ns=initial, max_interval_ns=2 * S)
+    threshold = round(s.phi_convict_threshold * fd_check.THRESHOLD_SCALE)
+    ref = fd_check._View((1, 0), True)
+    ref.arrive(0, s, threshold)
+    events: list[Event] = [FdStart(t=0, node="n1", generation=1, restarted=False, peers=("n2",))]
+    t = 0
+    old = fd_check.SAMPLE_SIZE
+    fd_check.SAMPLE_SIZE = sample  # a small window overflows within 40 arrivals
+    try:
+        for i, gap in enumerate(gaps, start=1):
+            t += gap
+            events.append(FdArrivals(t=t, node="n1", beats=(("n2", 1, i),)))
+            ref.arrive(t, s, threshold)
+        if ref.deadline is None:
+            return  # nothing recorded (an initial value of 0 and no interval since): phi is undefined
+        at = check_failure_detector([*events, FdConvict(t=ref.deadline, node="n1", peer="n2")], s)
+        after = check_failure_detector([*events, FdConvict(t=ref.deadline + 1, node="n1", peer="n2")], s)
+    finally:
+        fd_check.SAMPLE_SIZE = old
+    assert not at.valid and after.valid

@@ -96,7 +96,7 @@ def _bus(faults: NetworkFaults, up: set[str]) -> tuple[Bus, EventQueue, _Sink, d
 
 
 def _drain(q: EventQueue) -> None:
-    while (ev := q.pop()) is not None:
+    while (ev := q.pop_until(2**63)) is not None:
         ev.fn(*ev.args)
 
 
