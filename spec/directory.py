@@ -10,6 +10,10 @@ from attrs import evolve, frozen
 from spec.nodes import Location, Node, NodeId, NodeState
 
 
+def _id(node: Node) -> NodeId:
+    return node.id
+
+
 @frozen
 class Directory:
     """Nodes sorted by id (so lookups bisect and output is deterministic)."""
@@ -27,7 +31,7 @@ class Directory:
         return isinstance(node_id, str) and self.get(NodeId(node_id)) is not None
 
     def _index(self, node_id: NodeId) -> int:
-        return bisect_left([n.id for n in self.nodes], node_id)
+        return bisect_left(self.nodes, node_id, key=_id)
 
     def get(self, node_id: NodeId) -> Node | None:
         i = self._index(node_id)

@@ -67,13 +67,17 @@ def reads_have_replication_factor(m: ClusterMetadata) -> tuple[str, ...]:
                         if s.kind in (OperationKind.LEAVE, OperationKind.REMOVE))
     low_nodes = _dc_counts(m, owners - leaving)
     high_nodes = _dc_counts(m, owners | joining)
+    owner_nodes = _dc_counts(m, owners)
     total_low, total_high = len(owners - leaving), len(owners | joining)
     out = []
     for ks, p in m.placements.items():
         params = m.schema.replication(ks)
+        by_group: dict[frozenset[NodeId], dict[str, int]] = {}  # a few replica sets, many ranges
         for r, reads in p.reads:
             locked = m.locked_ranges.covers(ks, r)
-            counts = _dc_counts(m, reads)
+            counts = by_group.get(reads)
+            if counts is None:
+                counts = by_group[reads] = _dc_counts(m, reads)
             for dc, rf in _factors(params, set(counts) | set(high_nodes)).items():
                 if dc is None:
                     have, lo, hi = len(reads), min(rf, total_low), min(rf, total_high)
@@ -81,7 +85,7 @@ def reads_have_replication_factor(m: ClusterMetadata) -> tuple[str, ...]:
                 else:
                     have = counts.get(dc, 0)
                     lo, hi = min(rf, low_nodes.get(dc, 0)), min(rf, high_nodes.get(dc, 0))
-                    exact = min(rf, _dc_counts(m, owners).get(dc, 0))
+                    exact = min(rf, owner_nodes.get(dc, 0))
                 where = f"{ks} {r}" + (f" in {dc}" if dc else "")
                 if locked and not lo <= have <= hi:
                     out.append(f"{where}: {have} read replicas, expected {lo}..{hi} during an operation")

@@ -66,8 +66,12 @@ class Context:
         self.observed = observed
         self.fixes = fixes
         self.timeout_s = timeout_s
-        self.logs = logs if logs is not None else tuple(
-            NodeLog(node=n.id, entries=tuple(log_entry(e) for e in n.entries)) for n in observed.nodes)
+        if logs is None:
+            # why the memo: every node's log holds the same entries, each parsed once
+            parsed: dict[Entry, LogEntry] = {}
+            logs = tuple(NodeLog(node=n.id, entries=tuple(parsed.get(e) or parsed.setdefault(e, log_entry(e))
+                                                          for e in n.entries)) for n in observed.nodes)
+        self.logs = logs
         reference = longest(self.logs)
         self.log: tuple[LogEntry, ...] = reference.entries if reference is not None else ()
         """The longest node log: the committed log the spec replays."""

@@ -51,6 +51,8 @@ from observed.protocol import (
 SAMPLE_SIZE = 1000
 LN10_NUM, LN10_DEN = 2302585093, 10**9
 THRESHOLD_SCALE = 10**6
+_NEVER = 1 << 80
+"""Later than any virtual instant (int nanoseconds)."""
 
 PATHS = ("arrivals", "status checks", "convictions", "revivals", "restarts seen", "plans compared")
 """What this check judges in a run (the report's paths)."""
@@ -139,6 +141,10 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
     # deadline = last + floor(thr * total * NUM / (n * DEN * SCALE)), as `_View.arrive`
     factor, divisor = threshold * LN10_NUM, LN10_DEN * THRESHOLD_SCALE
     arrivals = status_checks = 0
+    quiet: dict[str, int] = {}
+    """node -> an instant no peer it sees UP is past its deadline at or before (at most the
+    earliest of their deadlines; absent: unknown). Why: a status check comes every gossip round,
+    and most owe nothing."""
     for e in events:
         if type(e) is FdArrivals:
             # why inlined (the window push of `_View.arrive`): arrivals are most of the trace's
@@ -175,6 +181,8 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                         v.total -= intervals.popleft()
                 v.last = t
                 v.deadline = t + factor * v.total // (len(v.intervals) * divisor) if v.total else None
+                if v.deadline is not None and v.deadline < quiet.get(e.node, -1):
+                    quiet[e.node] = v.deadline
                 v.known = (gen, ver)
                 v.heard = True
                 if restarted:
@@ -186,9 +194,15 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
             t = e.t
             if due:
                 _overdue(due, e.node, fail)
-            for peer, v in views.get(e.node, {}).items():
-                if v.alive and v.deadline is not None and t > v.deadline:
-                    due[(e.node, t, peer)] = (e, v.line(t))
+            if t > quiet.get(e.node, -1):  # else every peer it sees UP is within its deadline
+                earliest = _NEVER
+                for peer, v in views.get(e.node, {}).items():
+                    if v.alive and v.deadline is not None:
+                        if t > v.deadline:
+                            due[(e.node, t, peer)] = (e, v.line(t))
+                        if v.deadline < earliest:  # an owed one too: still owed at the next check
+                            earliest = v.deadline
+                quiet[e.node] = earliest
         elif isinstance(e, WritePlan | ReadPlan):
             judged["plans compared"] += 1
             of = views.get(e.coord, {})
@@ -229,6 +243,8 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                         "(an echo answers contact: a revival without one is a guess)",
                      ("arrival history", v.line(e.t)))
             v.alive = True
+            if v.deadline is not None and v.deadline < quiet.get(e.node, -1):
+                quiet[e.node] = v.deadline
         elif isinstance(e, FdStart):
             fresh: dict[str, _View] = {}
             for p in e.peers:
@@ -240,6 +256,7 @@ def check_failure_detector(events: Iterable[Event], settings: DetectorSettings) 
                     v.arrive(e.t, settings, threshold)
                 fresh[p] = v
             views[e.node] = fresh
+            quiet.pop(e.node, None)
         if len(out) >= MAX_VIOLATIONS:
             break
     else:

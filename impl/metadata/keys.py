@@ -53,6 +53,14 @@ def _sequences(m: Any) -> Any:
     return (sorted((n, s.to_json()) for n, s in m.sequences.items()), reconfiguration)
 
 
+def _records_differ(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """`sorted((n, r.to_json()) for n, r in a.items()) != ...(b)`, looking only at the records a
+    change replaced (a record it kept is the same object)."""
+    if a.keys() != b.keys():
+        return True
+    return any(r is not b[n] and r.to_json() != b[n].to_json() for n, r in a.items())
+
+
 _PARTS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
     # key: (the Metadata fields it is built from, its content)
     "SCHEMA": (("keyspaces",), lambda m: sorted((n, ks.to_json()) for n, ks in m.keyspaces.items())),
@@ -72,8 +80,15 @@ def content_keys(before: Any, after: Any) -> tuple[str, ...]:
         fields, content = _PARTS[key]
         if all(getattr(before, f) is getattr(after, f) for f in fields):
             continue
-        if (_placements_differ(before, after) if content is _placements
-                else content(before) != content(after)):
+        if content is _placements:
+            differs = _placements_differ(before, after)
+        elif key == "SCHEMA":
+            differs = _records_differ(before.keyspaces, after.keyspaces)
+        elif key == "NODE_DIRECTORY":
+            differs = _records_differ(before.directory, after.directory)
+        else:
+            differs = content(before) != content(after)
+        if differs:
             out.append(key)
     return tuple(out)
 

@@ -151,9 +151,16 @@ class Placement:
         """DESIGN's `placements` value for one keyspace."""
         reads = []
         writes = []
+        names: dict[Replicas, list[str]] = {}  # each group sorted once (as `to_json`)
         for left, right, r, w in self.ranges():
-            reads.append({"range": [left, right], "replicas": sorted(r)})
-            writes.append({"range": [left, right], "replicas": sorted(w)})
+            rn = names.get(r)
+            if rn is None:
+                rn = names[r] = sorted(r)
+            wn = names.get(w)
+            if wn is None:
+                wn = names[w] = sorted(w)
+            reads.append({"range": [left, right], "replicas": rn})
+            writes.append({"range": [left, right], "replicas": wn})
         return {"reads": reads, "writes": writes}
 
     def to_json(self) -> dict[str, Any]:

@@ -60,6 +60,8 @@ LN10_NUM, LN10_DEN = 2302585093, 10**9
 THRESHOLD_SCALE = 10**6
 """`phi_convict_threshold` is used in millionths (an integer)."""
 _DIVISOR = LN10_DEN * THRESHOLD_SCALE
+_NEVER = 1 << 80
+"""Later than any virtual instant (int nanoseconds)."""
 
 
 class ArrivalWindow:
@@ -122,6 +124,11 @@ class FailureDetector:
         self._members: tuple[list[str], list[str]] | None = None
         """(live, unreachable), sorted; None when `_alive` changed since they were made."""
         self._windows: dict[str, ArrivalWindow] = {}
+        self._quiet_until = -1
+        """No peer seen UP can be convicted at or before this instant: at most the earliest
+        deadline of their windows (exact after a status check scans them, lowered by an arrival
+        or a revival that brings a deadline earlier). Why: a status check runs every gossip round,
+        and a conviction is due in a small part of them."""
         self._alive: dict[str, bool] = {}
         self._down_since: dict[str, int] = {}
         for p in peers:
@@ -223,6 +230,8 @@ class FailureDetector:
             if w is None:
                 w = self._windows[peer] = ArrivalWindow(self._threshold)
             w.add(now, self._initial, self._max_interval)
+            if w.deadline is not None and w.deadline < self._quiet_until:
+                self._quiet_until = w.deadline
             arrived.append(entry)
             entries[peer] = entry
             if restarted:
@@ -240,9 +249,19 @@ class FailureDetector:
         now = self._now()
         alive = self._alive
         node.world.protocol.emit(FdStatusCheck, node=node.id)
+        if now <= self._quiet_until:
+            return
+        silent = []
+        earliest = _NEVER
+        for p, w in self._windows.items():
+            deadline = w.deadline
+            if deadline is not None and alive.get(p):
+                if now > deadline:
+                    silent.append(p)
+                elif deadline < earliest:
+                    earliest = deadline
+        self._quiet_until = earliest  # the convicted are DOWN now: not among them
         # why the sort after the test: a conviction is rare, and they happen in peer order
-        silent = [p for p, w in self._windows.items()
-                  if w.deadline is not None and now > w.deadline and alive.get(p)]
         for peer in sorted(silent):
             self._alive[peer] = False
             self._members = None
@@ -262,6 +281,9 @@ class FailureDetector:
             return
         self._alive[peer] = True
         self._members = None
+        w = self._windows.get(peer)
+        if w is not None and w.deadline is not None and w.deadline < self._quiet_until:
+            self._quiet_until = w.deadline
         self._node.world.protocol.emit(FdAlive, node=self._node.id, peer=peer)
         was_down = self._down_since.pop(peer, None) is not None
         if was_down:

@@ -1,6 +1,7 @@
 """The simulator's and the judge's fast paths give what their plain statements give, on generated
 runs of the default campaign: a metadata view built directly equals the frozen JSON it stands for,
-and the placement comparison that skips building JSON decides as comparing the JSON does."""
+and the comparisons of placements, keyspaces and node records that skip building JSON decide as
+comparing the JSON does (impl/metadata/keys.py)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ def _plain_view(m: Any) -> Any:
 
 
 def test_views_and_placement_changes_agree_with_their_plain_statements(monkeypatch: pytest.MonkeyPatch) -> None:
-    compared = {"impl views": 0, "spec views": 0, "changes": 0, "changed": 0}
+    compared = {"impl views": 0, "spec views": 0, "changes": 0, "changed": 0, "records": 0, "records changed": 0}
     wrong: list[str] = []
 
     real_view, real_spec_view, real_differ = cluster.metadata_view, holdings.spec_view, keys._placements_differ
+    real_records = keys._records_differ
 
     def view(m: Any) -> Any:
         got = real_view(m)
@@ -55,11 +57,21 @@ def test_views_and_placement_changes_agree_with_their_plain_statements(monkeypat
             wrong.append(f"placements change {a.epoch} -> {b.epoch}: {got}")
         return got
 
+    def records(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        got = real_records(a, b)
+        compared["records"] += 1
+        compared["records changed"] += got
+        if got != (sorted((n, r.to_json()) for n, r in a.items()) != sorted((n, r.to_json()) for n, r in b.items())):
+            wrong.append(f"records change: {got}")
+        return got
+
     monkeypatch.setattr(cluster, "metadata_view", view)
+    monkeypatch.setattr(keys, "_records_differ", records)
     monkeypatch.setattr(holdings, "spec_view", spec_view)
     monkeypatch.setattr(keys, "_placements_differ", differ)
     for seed in SEEDS:
         run_one(RunSpec(kind="sim", seed=seed))
     assert not wrong
     # each path was taken, a placement change both ways
-    assert all(compared.values()) and compared["changed"] < compared["changes"], compared
+    assert all(compared.values()), compared
+    assert compared["changed"] < compared["changes"] and compared["records changed"] < compared["records"], compared
