@@ -90,12 +90,9 @@ class Bus:
         self._decisions = decisions
         self._trace = trace
         self._counters = counters
-        self._faults = faults
         self._deliver = deliver
         self._is_up = is_up
-        self._latency, self._floor = faults.latency.draw()
-        self._fixed = faults.latency.dist == "fixed"
-        self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
+        self.set_faults(faults)
         # node -> the tuple of its group index in each active partition; equal tuples can talk
         self._side: dict[str, tuple[int, ...]] = {}
         self._partitions: list[tuple[str, dict[str, int]]] = []
@@ -106,7 +103,11 @@ class Bus:
         self._faults = faults
         self._latency, self._floor = faults.latency.draw()
         self._fixed = faults.latency.dist == "fixed"
-        self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
+        extra = self._reorder_extra = ms_to_ns(faults.reorder_extra_ms)
+        p = faults.reorder
+        # why one decision for the two draws: "no reorder" and "reorder by 0" are one delay
+        self._reorder: Callable[[random.Random], int] | None = (
+            (lambda r: r.randint(0, extra) if r.random() < p else 0) if p else None)
 
     # --- partitions ---
 
@@ -167,13 +168,8 @@ class Bus:
         decide = self._decisions
         d = self._floor if self._fixed else decide.draw("delay " + link, self._latency, self._floor,
                                                         lo=0)
-        f = self._faults
-        if f.reorder:
-            extra = self._reorder_extra
-            # why one decision for the two draws: "no reorder" and "reorder by 0" are one delay
-            d += decide.draw("reorder " + link,
-                             lambda r: r.randint(0, extra) if r.random() < f.reorder else 0, 0,
-                             lo=0, hi=extra)
+        if self._reorder is not None:
+            d += decide.draw("reorder " + link, self._reorder, 0, lo=0, hi=self._reorder_extra)
         return d
 
     def _arrive(self, dst: str, msg: Message, brief: str) -> None:

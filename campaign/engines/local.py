@@ -12,6 +12,7 @@ fresh worker takes the slot.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import signal
 import time
@@ -54,10 +55,22 @@ def work(task: Task) -> RunRecord:
     return run_one(spec, run=run)
 
 
+RUN_GC_THRESHOLD = 200_000
+"""A worker's young-generation threshold while it runs (the collector's default is 700)."""
+
+
 def _worker_main(conn: Connection) -> None:
     # Ctrl-C reaches the whole process group: the main process decides what stops, not us
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Why the collector is tuned: a run makes millions of short-lived objects, which reference
+    # counting frees, and few cycles; at the default thresholds the cyclic collector ran about
+    # ten times a run, rescanning the run's growing trace, for about a tenth of its time. Here it
+    # runs once between runs, over what the worker made since the fork (what the main process
+    # had loaded is frozen: `run_pool`), and within a run only once 200,000 more tracked objects
+    # were made than freed, which still bounds the garbage a long run can hold. It decides nothing
+    # a run computes: only when unreachable cycles are freed.
+    gc.set_threshold(RUN_GC_THRESHOLD, 10, 10)
     while True:
         try:
             task = conn.recv()
@@ -67,6 +80,7 @@ def _worker_main(conn: Connection) -> None:
             conn.send(work(task))
         except (BrokenPipeError, OSError):
             return
+        gc.collect()
 
 
 def signal_name(exitcode: int | None) -> str:
@@ -80,6 +94,9 @@ def signal_name(exitcode: int | None) -> str:
 
 class _Worker:
     def __init__(self, ctx: Any) -> None:
+        # what this process has loaded (the code, the campaign) outlives every run: frozen, the
+        # worker's collections never scan it (and its pages stay shared with the worker)
+        gc.freeze()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()

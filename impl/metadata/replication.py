@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from impl.metadata.ring import TokenMap
 
@@ -67,8 +67,12 @@ class ReplicationParams:
             raise BadReplication("NetworkTopologyStrategy needs a positive replication factor in some datacenter")
         return cls(strategy=strategy, factors=tuple(sorted(factors)))
 
-    @property
-    def key(self) -> str:
+    key: str = field(init=False, eq=False, repr=False)
+    """The placement this replication shares with every keyspace replicated alike, by name
+    (made once: every replica lookup asks it)."""
+
+    @key.default
+    def _key(self) -> str:
         return self.strategy + "{" + ",".join(f"{n}={rf}" for n, rf in self.factors) + "}"
 
     def to_json(self) -> dict[str, Any]:
