@@ -59,18 +59,25 @@ RUN_GC_THRESHOLD = 200_000
 """A worker's young-generation threshold while it runs (the collector's default is 700)."""
 
 
+def tune_collector() -> None:
+    """Set up a worker process's cyclic garbage collector for runs; the worker then calls
+    `gc.collect()` after each run.
+
+    Why: a run makes millions of short-lived objects, which reference counting frees, and few
+    cycles; at the default thresholds the collector ran about ten times a run, rescanning the
+    run's growing trace, for about a tenth of its time. Tuned, it runs once between runs, over
+    what the worker made since it started (what was loaded before is frozen: `gc.freeze`), and
+    within a run only once 200,000 more tracked objects were made than freed, which still bounds
+    the garbage a long run can hold. It decides nothing a run computes: only when unreachable
+    cycles are freed."""
+    gc.set_threshold(RUN_GC_THRESHOLD, 10, 10)
+
+
 def _worker_main(conn: Connection) -> None:
     # Ctrl-C reaches the whole process group: the main process decides what stops, not us
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    # Why the collector is tuned: a run makes millions of short-lived objects, which reference
-    # counting frees, and few cycles; at the default thresholds the cyclic collector ran about
-    # ten times a run, rescanning the run's growing trace, for about a tenth of its time. Here it
-    # runs once between runs, over what the worker made since the fork (what the main process
-    # had loaded is frozen: `run_pool`), and within a run only once 200,000 more tracked objects
-    # were made than freed, which still bounds the garbage a long run can hold. It decides nothing
-    # a run computes: only when unreachable cycles are freed.
-    gc.set_threshold(RUN_GC_THRESHOLD, 10, 10)
+    tune_collector()
     while True:
         try:
             task = conn.recv()
@@ -185,4 +192,4 @@ def run_inline(tasks: Iterable[Task], *, keep: Keep,
             return
 
 
-__all__ = ["LocalEngine", "run_inline", "run_pool", "signal_name", "work"]
+__all__ = ["LocalEngine", "run_inline", "run_pool", "signal_name", "tune_collector", "work"]

@@ -9,6 +9,7 @@ that kills its worker becomes an error row (`worker died: ...`).
 
 from __future__ import annotations
 
+import gc
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +20,7 @@ from attrs import frozen
 
 from campaign import spark_session
 from campaign.engines.base import EngineOptions, Keep, Task
-from campaign.engines.local import work
+from campaign.engines.local import tune_collector, work
 from campaign.judge import cause as C
 from campaign.kinds import error_record
 from campaign.run.record import RunRecord
@@ -46,9 +47,13 @@ class SparkEngine:
 
 def _run_chunk(tasks: Iterator[Task], run_timeout: float | None) -> Iterator[RunRecord]:
     """Executor side: run each task, with the time limit as a SIGALRM inside the Python worker
-    (the task runs on its main thread)."""
+    (the task runs on its main thread); the collector tuned as in a local worker."""
+    gc.collect()
+    gc.freeze()  # pyspark's worker and the code loaded so far: never scanned again
+    tune_collector()
     for task in tasks:
         yield _limited(task, run_timeout) if run_timeout else work(task)
+        gc.collect()
 
 
 class _Timeout(BaseException):
