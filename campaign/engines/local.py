@@ -161,6 +161,9 @@ def run_pool(tasks: Iterable[Task], *, workers: int, keep: Keep,
     finally:
         for w in pool:
             w.kill()
+        # what `_Worker` froze is this process's again: a process that runs campaign after
+        # campaign (`tcmcheck mutants`) frees their cycles
+        gc.unfreeze()
 
 
 def _collect(w: _Worker, run_timeout: float | None) -> RunRecord | None:
