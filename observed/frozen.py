@@ -93,19 +93,28 @@ def freeze(value: Any) -> Any:
     return value
 
 
+class SortedGroups(dict[frozenset[str], Any]):
+    """Each replica group's members in order, sorted once however many ranges name it
+    (`groups[group]`; lists, or tuples with `as_tuples`). Why: a placement is hundreds of ranges
+    over a few groups, and views, snapshots and placement JSON list every range. What it gives is
+    shared between ranges: not to be changed."""
+
+    def __init__(self, *, as_tuples: bool = False) -> None:
+        super().__init__()
+        self._make: Any = tuple if as_tuples else list
+
+    def __missing__(self, group: frozenset[str]) -> Any:
+        out = self[group] = self._make(sorted(group))
+        return out
+
+
 def frozen_ranges(rows: Iterable[tuple[int, int, frozenset[str]]]) -> tuple[FrozenMap, ...]:
     """`freeze([{"range": [left, right], "replicas": sorted(group)} ...])`, built directly: the
     placements part of a metadata view (DESIGN's per-range list), which impl's and the spec's
     views give for every node and every epoch (why not through `freeze`: a placement is hundreds
-    of ranges over a few replica groups, each group sorted once here)."""
-    names: dict[frozenset[str], tuple[str, ...]] = {}
-    out = []
-    for left, right, group in rows:
-        sorted_group = names.get(group)
-        if sorted_group is None:
-            sorted_group = names[group] = tuple(sorted(group))
-        out.append(_frozen_map((("range", (left, right)), ("replicas", sorted_group))))
-    return tuple(out)
+    of ranges over a few replica groups)."""
+    names = SortedGroups(as_tuples=True)
+    return tuple(_frozen_map((("range", (left, right)), ("replicas", names[group]))) for left, right, group in rows)
 
 
 def frozen_entries(entries: Mapping[str, Any]) -> FrozenMap:

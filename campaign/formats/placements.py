@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from observed.frozen import SortedGroups
 from spec.operations import OperationRun
 from spec.placement import DataPlacements, ReplicaGroups
 
 
 def groups_json(groups: ReplicaGroups) -> list[dict[str, Any]]:
-    # why each replica set sorted once: hundreds of ranges share a few sets (the refinement
-    # compares every step's placements)
-    names: dict[frozenset[str], list[str]] = {}
-    out = []
-    for r, replicas in groups:
-        listed = names.get(replicas)
-        if listed is None:
-            listed = names[replicas] = sorted(replicas)
-        out.append({"range": [r.left, r.right], "replicas": listed})
-    return out
+    names = SortedGroups()  # the refinement lists every step's placements
+    return [{"range": [r.left, r.right], "replicas": names[replicas]} for r, replicas in groups]
 
 
 def placements_json(placements: DataPlacements) -> dict[str, Any]:

@@ -23,6 +23,7 @@ CORE_METADATA = ("SCHEMA", "NODE_DIRECTORY", "TOKEN_MAP", "DATA_PLACEMENTS", "LO
 
 
 def _placements(m: Any) -> Any:
+    """DATA_PLACEMENTS' content as JSON: what `_placements_differ` decides on, stated plainly."""
     return ({k: p.to_json() for k, p in sorted(m.placements.items())}, sorted(m.cms.reads), sorted(m.cms.writes))
 
 
@@ -61,14 +62,21 @@ def _records_differ(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return any(r is not b[n] and r.to_json() != b[n].to_json() for n, r in a.items())
 
 
-_PARTS: dict[str, tuple[tuple[str, ...], Callable[[Any], Any]]] = {
-    # key: (the Metadata fields it is built from, its content)
-    "SCHEMA": (("keyspaces",), lambda m: sorted((n, ks.to_json()) for n, ks in m.keyspaces.items())),
-    "NODE_DIRECTORY": (("directory",), lambda m: sorted((n, r.to_json()) for n, r in m.directory.items())),
-    "TOKEN_MAP": (("token_map",), lambda m: sorted(m.token_map.items())),
-    "DATA_PLACEMENTS": (("placements", "cms"), _placements),
-    "LOCKED_RANGES": (("sequences", "cms"), _locks),
-    "IN_PROGRESS_SEQUENCES": (("sequences", "cms"), _sequences),
+def _by_content(content: Callable[[Any], Any]) -> Callable[[Any, Any], bool]:
+    """A key's test stated plainly: its content, built for both values, differs."""
+    return lambda before, after: bool(content(before) != content(after))
+
+
+_PARTS: dict[str, tuple[tuple[str, ...], Callable[[Any, Any], bool]]] = {
+    # key: (the Metadata fields it is built from, whether its content differs); the first
+    # two and DATA_PLACEMENTS look only at what a change replaced (`_records_differ`,
+    # `_placements_differ`, named at call time so that a test can hold them to the plain test)
+    "SCHEMA": (("keyspaces",), lambda b, a: _records_differ(b.keyspaces, a.keyspaces)),
+    "NODE_DIRECTORY": (("directory",), lambda b, a: _records_differ(b.directory, a.directory)),
+    "TOKEN_MAP": (("token_map",), _by_content(lambda m: sorted(m.token_map.items()))),
+    "DATA_PLACEMENTS": (("placements", "cms"), lambda b, a: _placements_differ(b, a)),
+    "LOCKED_RANGES": (("sequences", "cms"), _by_content(_locks)),
+    "IN_PROGRESS_SEQUENCES": (("sequences", "cms"), _by_content(_sequences)),
 }
 
 
@@ -77,18 +85,10 @@ def content_keys(before: Any, after: Any) -> tuple[str, ...]:
     by both is unchanged without looking at it)."""
     out = []
     for key in CORE_METADATA:
-        fields, content = _PARTS[key]
+        fields, differs = _PARTS[key]
         if all(getattr(before, f) is getattr(after, f) for f in fields):
             continue
-        if content is _placements:
-            differs = _placements_differ(before, after)
-        elif key == "SCHEMA":
-            differs = _records_differ(before.keyspaces, after.keyspaces)
-        elif key == "NODE_DIRECTORY":
-            differs = _records_differ(before.directory, after.directory)
-        else:
-            differs = content(before) != content(after)
-        if differs:
+        if differs(before, after):
             out.append(key)
     return tuple(out)
 

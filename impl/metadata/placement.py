@@ -20,6 +20,8 @@ from typing import Any
 
 from attrs import frozen
 
+from observed.frozen import SortedGroups
+
 Replicas = frozenset[str]
 EMPTY: Replicas = frozenset()
 
@@ -151,33 +153,18 @@ class Placement:
         """DESIGN's `placements` value for one keyspace."""
         reads = []
         writes = []
-        names: dict[Replicas, list[str]] = {}  # each group sorted once (as `to_json`)
+        names = SortedGroups()
         for left, right, r, w in self.ranges():
-            rn = names.get(r)
-            if rn is None:
-                rn = names[r] = sorted(r)
-            wn = names.get(w)
-            if wn is None:
-                wn = names[w] = sorted(w)
-            reads.append({"range": [left, right], "replicas": rn})
-            writes.append({"range": [left, right], "replicas": wn})
+            reads.append({"range": [left, right], "replicas": names[r]})
+            writes.append({"range": [left, right], "replicas": names[w]})
         return {"reads": reads, "writes": writes}
 
     def to_json(self) -> dict[str, Any]:
-        # why each group sorted once: a placement is hundreds of ranges over a few groups, and
-        # every node's snapshot writes every placement (the lists are shared, never changed)
-        names: dict[Replicas, list[str]] = {}
-
-        def listed(group: Replicas) -> list[str]:
-            out = names.get(group)
-            if out is None:
-                out = names[group] = sorted(group)
-            return out
-
+        names = SortedGroups()  # every node's snapshot writes every placement
         return {
             "bounds": list(self.bounds),
-            "reads": [listed(r) for r in self.reads],
-            "writes": [listed(w) for w in self.writes],
+            "reads": [names[r] for r in self.reads],
+            "writes": [names[w] for w in self.writes],
         }
 
     @classmethod
