@@ -39,7 +39,7 @@ from checkers.linearizability.history import Operation
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
-from checkers.linearizability.witness import witnessed
+from checkers.linearizability.witness import replayed, witnessed
 
 PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
 """The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
@@ -86,13 +86,23 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
-    # (no twins: they spare a search that backtracks, which this one is not asked to be, and
-    # finding them is a fixed cost of every part asked)
-    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False)
     if budget is None:
-        budget = STEPS_PER_OP * len(ordered) + STEPS_AT_LEAST
-    order, taken = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds, steps, forced,
-                                            twins)
+        budget = STEPS_PER_OP * len(ops) + STEPS_AT_LEAST
+    # (no twins: they spare a search that backtracks, which this one is not asked to be, and
+    # finding them is a fixed cost of every part asked; the ok ops by return are found in C,
+    # for ops in call order, as paired ops are: one pass over them less here)
+    ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False, in_order=True)
+    try:
+        order, taken, refuted = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds,
+                                                         steps, forced, twins)
+    except (ValueError, TypeError):  # (not in call order, or built by hand: positions not ints)
+        if by_ret is not None:
+            raise
+        ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False)
+        order, taken, refuted = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds,
+                                                         steps, forced, twins)
+    if refuted is not None:
+        return _refuted(key, ops, model, ordered, refuted, taken)
     return None if order is None else _shown(model, key, ops, ordered, order, taken)
 
 
@@ -126,15 +136,18 @@ class Alongside:
 
     def advance(self, steps: int | None = None) -> PartitionResult | None:
         """Up to `steps` more steps (`ALONGSIDE_SLICE`): the part's result once it found an
-        order (checked); else None, and `out` once it has no more to say (no order, or a
-        wrong one)."""
+        order (checked) or tried every configuration (not linearizable, with its evidence);
+        else None, and `out` once it has no more to say (its memo at its cap, or an answer
+        that did not check)."""
         order = self.search.advance(ALONGSIDE_SLICE if steps is None else steps)
         if order is False:
             return None
         self.out = True
+        taken = int(self.search.taken)
         if order is None:
-            return None
-        return _shown(self.model, self.key, self.ops, self.ordered, order, int(self.search.taken))
+            refuted = self.search.refuted
+            return None if refuted is None else _refuted(self.key, self.ops, self.model, self.ordered, refuted, taken)
+        return _shown(self.model, self.key, self.ops, self.ordered, order, taken)
 
 
 def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Alongside | None:
@@ -142,16 +155,20 @@ def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...])
     return None if cwgl is None or not ops else Alongside(model, key, ops)
 
 
-def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: bool = True) -> tuple[Any, ...]:
+def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: bool = True,
+               in_order: bool = False) -> tuple[Any, ...]:
     """What cwgl is given for a part: (ops in call order, the ok ones by return, kinds, steps,
-    forced, twins or None)."""
+    forced, twins or None). `in_order`: `ops` taken to be in call order (cwgl checks it) and
+    the ok ones by return left to cwgl (None), without twins."""
+    kinds = model.tactics.step_kinds
+    if in_order and kinds is not None:
+        return ops, None, dict(kinds), None, None, None
     ordered = ops
     calls = [o.call for o in ops]
     if not all(map(le, calls, islice(calls, 1, None))):  # (at C speed: a fixed cost of every part)
         ordered = tuple(sorted(ops, key=lambda o: o.call))  # (paired ops come in call order already)
     rets: list[Any] = [o.ret for o in ordered]
     by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__)
-    kinds = model.tactics.step_kinds
     read_only = model.tactics.read_only
     twins = ok_twins(ordered, by_ret, read_only) if with_twins else None
     if kinds is not None:  # (registers and kv: stepped in C, no call per step)
@@ -174,6 +191,34 @@ def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], or
     states = list(shown.states)
     return found_order(model, key, ops, list(shown.linearization), states,
                        states[-1] if states else model.init, unused, taken)
+
+
+def _refuted(key: Hashable, ops: tuple[Operation, ...], model: SequentialModel, ordered: tuple[Operation, ...],
+             refuted: tuple[list[int], int, int], taken: int) -> PartitionResult | None:
+    """The part shown not linearizable: the compiled search tried every configuration (its memo
+    below its cap) and found no order. Its evidence is the Python search's (`search.Deepest`):
+    the deepest configuration every way on from which failed, the op of the earliest return
+    still ahead there (it cannot follow), and the furthest return any configuration failed at
+    (`stuck_at`, where the shrinking starts). The prefix is checked from scratch as an order
+    (`replayed`: real time, every output the model's) and as one the search could be at (every
+    op that returned before one of its ops was called is in it; the failing op is an ok op not
+    in it); None if it is not (never: tests/checkers/linearizability/test_compiled.py), and the
+    Python search decides the part."""
+    prefix, fail, far = refuted
+    line = [ordered[p] for p in prefix]
+    placed = set(prefix)
+    if len(placed) != len(prefix) or not 0 <= fail < len(ordered) or fail in placed or ordered[fail].ret is None:
+        return None
+    latest = max((o.call for o in line), default=None)
+    if latest is not None and any(o.ret is not None and o.ret < latest and p not in placed
+                                  for p, o in enumerate(ordered)):
+        return None
+    states = replayed(model, line)
+    if states is None:
+        return None
+    return PartitionResult(key=key, operations=ops, valid=False, linearization=tuple([o.id for o in line]),
+                           states=tuple(states), failing=ordered[fail].id, explored=taken,
+                           stuck_at=ordered[far].ret if far >= 0 else None)
 
 
 def ok_twins(ops: tuple[Operation, ...], by_ret: list[int], read_only: frozenset[str]) -> list[int] | None:

@@ -231,6 +231,13 @@ typedef struct {
     Py_ssize_t entry, o, depth, rp, ok_left, taken;
     Py_ssize_t low, high;    /* the first word of `bits` not all ones; past the last not zero */
     int phase;
+    /* the deepest configuration every way on from which failed (the evidence of a part shown
+     * not linearizable: `searcher_deepest`), as search.py's `Deepest` keeps it */
+    Py_ssize_t *best_op;     /* its ops linearized, in order: `best_depth` of them */
+    Py_ssize_t best_depth;   /* -1: none yet */
+    Py_ssize_t best_low;     /* the stack below this depth is the same as `best_op` */
+    Py_ssize_t best_fail;    /* its op of the earliest return still ahead (the op that cannot follow) */
+    Py_ssize_t far_rp;       /* the furthest `rp` any configuration failed at (-1: none) */
 } Search;
 
 static void
@@ -281,6 +288,7 @@ search_free(Search *s)
     PyMem_Free(s->by_ret);
     PyMem_Free(s->stack_rp);
     PyMem_Free(s->stack_phase);
+    PyMem_Free(s->best_op);
     memo_free(&s->memo);
 }
 
@@ -943,8 +951,59 @@ set_twins(Search *s, PyObject *twins)
     return 0;
 }
 
+/* (return, position) pairs, ordered: `ok_by_ret`. */
+static int
+by_return(const void *x, const void *y)
+{
+    const Py_ssize_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* The positions of the ok ops by return (ties by position), a new list, for `by_ret` None:
+ * one pass over the ops less in Python (a part of thousands of ops is mostly cache misses).
+ * Returns are ints there (`Operation.ret`); NULL with an exception (TypeError if one is not). */
+static PyObject *
+ok_by_ret(const Search *s, PyObject **rets)
+{
+    Py_ssize_t n = s->n, m = 0;
+    Py_ssize_t *pairs = PyMem_Malloc((size_t)(2 * s->ok_left + 1) * sizeof(Py_ssize_t));
+    if (pairs == NULL) {
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!s->ok[i]) {
+            continue;
+        }
+        if (!PyLong_Check(rets[i])) {
+            PyMem_Free(pairs);
+            PyErr_SetString(PyExc_TypeError, "by_ret None: every return an int");
+            return NULL;
+        }
+        Py_ssize_t r = PyLong_AsSsize_t(rets[i]);
+        if (r == -1 && PyErr_Occurred()) {
+            PyMem_Free(pairs);
+            return NULL;
+        }
+        pairs[2 * m] = r;
+        pairs[2 * m + 1] = i;
+        m++;
+    }
+    qsort(pairs, (size_t)m, 2 * sizeof(Py_ssize_t), by_return);
+    PyObject *list = PyList_New(m);
+    for (Py_ssize_t k = 0; list != NULL && k < m; k++) {
+        PyObject *position = PyLong_FromSsize_t(pairs[2 * k + 1]);
+        if (position == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k, position);
+    }
+    PyMem_Free(pairs);
+    return list;
+}
+
 /* What `search_run` ended with. */
-enum { RUN_FOUND = 1, RUN_BUDGET, RUN_OUT, RUN_ERROR };
+enum { RUN_FOUND = 1, RUN_BUDGET, RUN_OUT, RUN_CAP, RUN_ERROR };
 
 /* Sets up the search of `ops` (see `first_linearization` for the arguments) in `s`, zeroed
  * before: 0; 1, not asked (more than `max_overlap` ok ops in flight on average); -1 with an
@@ -984,12 +1043,14 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
     s->by_ret = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     s->stack_rp = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     s->stack_phase = PyMem_Malloc((size_t)(n + 1));
+    s->best_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->best_depth = s->best_fail = s->far_rp = -1;
     PyObject **calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
     PyObject **rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
     int status = -1;
     if (!s->next || !s->prev || !s->keys || !s->bits || !s->stack_op || !s->stack_state || !s->ok || !s->forced
         || !s->kind || !s->a || !s->b || !s->twin || !s->call_rank || !s->ret_rank || !s->by_ret || !s->stack_rp
-        || !s->stack_phase || !calls || !rets) {
+        || !s->stack_phase || !s->best_op || !calls || !rets) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1013,12 +1074,19 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
         s->ok[i] = rets[i] != Py_None;
         s->ok_left += s->ok[i];
     }
-    if (PyList_GET_SIZE(by_ret) != s->ok_left) {
+    PyObject *ranked = by_ret == Py_None ? ok_by_ret(s, rets) : Py_NewRef(by_ret);
+    if (ranked == NULL) {
+        goto done;
+    }
+    if (PyList_GET_SIZE(ranked) != s->ok_left) {
         PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
+        Py_DECREF(ranked);
         goto done;
     }
     Py_ssize_t overlap;
-    if (link_events(s, calls, rets, by_ret, &overlap) < 0) {
+    int linked = link_events(s, calls, rets, ranked, &overlap);
+    Py_DECREF(ranked);
+    if (linked < 0) {
         goto done;
     }
     if ((double)overlap > max_overlap * (double)s->ok_left) {
@@ -1073,10 +1141,26 @@ done:
     return status;
 }
 
+/* Every way on from the configuration on the stack failed: if it is the deepest so far, it
+ * is the one to show (search.py's `Deepest`: the longest partial linearization, and the op of
+ * the earliest return still ahead, which cannot follow it). Only the stack above `best_low`
+ * changed since the last copy. */
+static inline void
+keep_deepest(Search *s)
+{
+    if (s->depth <= s->best_depth) {
+        return;
+    }
+    memcpy(s->best_op + s->best_low, s->stack_op + s->best_low, (size_t)(s->depth - s->best_low) * sizeof(Py_ssize_t));
+    s->best_low = s->best_depth = s->depth;
+    s->best_fail = s->o;
+}
+
 /* The search from where it stopped, for `budget` more steps (a step: one op tried in one
  * configuration); `s->taken` counts them all. RUN_FOUND: every ok op linearized (the order on
- * the stack); RUN_BUDGET: not yet; RUN_OUT: no order (not linearizable, or the memo at its
- * cap); RUN_ERROR: an exception.
+ * the stack); RUN_BUDGET: not yet; RUN_OUT: every configuration tried, no order: not
+ * linearizable (the deepest configuration that failed is kept: `best_op`); RUN_CAP: the memo
+ * reached its cap first (nothing shown); RUN_ERROR: an exception.
  *
  * A configuration's candidates come in three phases: 0, op o, the earliest return still ahead
  * (it must come before any op called after that return); 1, where o is a read that does not
@@ -1108,6 +1192,7 @@ search_run(Search *s, Py_ssize_t budget)
                     s->entry = s->next[0];
                     continue;
                 }
+                keep_deepest(s);
                 goto failed;
             }
             i = s->entry - 1; /* a call: op i linearized next? */
@@ -1193,13 +1278,16 @@ search_run(Search *s, Py_ssize_t budget)
         /* every way on from this configuration failed; so did those below it whose choice was
          * a read that fits */
     failed:
+        if (s->rp > s->far_rp) {
+            s->far_rp = s->rp;
+        }
         for (;;) {
             if (s->depth == 0) {
-                status = RUN_OUT; /* not linearizable (or not within the memo's cap: next) */
+                status = RUN_OUT; /* not linearizable */
                 goto out;
             }
             if (s->memo.held + s->high - s->low + SLOT_WORDS > MEMO_WORDS) {
-                status = RUN_OUT; /* (its memo at its cap: the Python search's, which keeps less) */
+                status = RUN_CAP; /* (its memo at its cap: the Python search's, which keeps less) */
                 goto out;
             }
             Py_hash_t state_hash = st_hash(s, s->state);
@@ -1212,6 +1300,9 @@ search_run(Search *s, Py_ssize_t budget)
                 goto out;
             }
             i = s->stack_op[--s->depth];
+            if (s->depth < s->best_low) {
+                s->best_low = s->depth;
+            }
             s->rp = s->stack_rp[s->depth];
             s->phase = s->stack_phase[s->depth];
             s->o = s->by_ret[s->rp];
@@ -1256,9 +1347,34 @@ search_order(const Search *s)
     return order;
 }
 
+/* What shows a part not linearizable (the search ended RUN_OUT): (the deepest configuration
+ * that failed: its ops in linearization order, the op that cannot follow it, the op of the
+ * furthest return any configuration failed at), as positions; a new tuple, or NULL with an
+ * exception. */
+static PyObject *
+search_deepest(const Search *s)
+{
+    Py_ssize_t depth = s->best_depth < 0 ? 0 : s->best_depth;
+    PyObject *prefix = PyList_New(depth);
+    if (prefix == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t d = 0; d < depth; d++) {
+        PyObject *position = PyLong_FromSsize_t(s->best_op[d]);
+        if (position == NULL) {
+            Py_DECREF(prefix);
+            return NULL;
+        }
+        PyList_SET_ITEM(prefix, d, position);
+    }
+    return Py_BuildValue("(Nnn)", prefix, s->best_fail, s->far_rp < 0 ? (Py_ssize_t)-1 : s->by_ret[s->far_rp]);
+}
+
 /* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])
- *   -> (positions in linearization order | None, steps taken)
- * ops: the part in call order; by_ret: the positions of its ok ops by return; none asked if
+ *   -> (positions in linearization order | None, steps taken, what shows it not linearizable
+ *       (`search_deepest`) | None)
+ * ops: the part in call order; by_ret: the positions of its ok ops by return (None: found here,
+ * the returns being ints; ties by position); none asked if
  * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
  * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
  * (each op a read) are lists; twins: None or, per op, an alike op returning before it or -1
@@ -1269,8 +1385,12 @@ first_linearization(PyObject *module, PyObject *args)
     PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
     Py_ssize_t budget;
     double max_overlap;
-    if (!PyArg_ParseTuple(args, "O!O!OndOOO|O:first_linearization", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init,
-                          &budget, &max_overlap, &kinds, &steps, &forced, &twins)) {
+    if (!PyArg_ParseTuple(args, "O!OOndOOO|O:first_linearization", &PyTuple_Type, &ops, &by_ret, &init, &budget,
+                          &max_overlap, &kinds, &steps, &forced, &twins)) {
+        return NULL;
+    }
+    if (by_ret != Py_None && !PyList_Check(by_ret)) {
+        PyErr_SetString(PyExc_TypeError, "by_ret: a list, or None");
         return NULL;
     }
     Search s;
@@ -1278,15 +1398,18 @@ first_linearization(PyObject *module, PyObject *args)
     PyObject *result = NULL;
     int ready = search_init(&s, ops, by_ret, init, max_overlap, kinds, steps, forced, twins);
     if (ready == 1) {
-        result = Py_BuildValue("(On)", Py_None, (Py_ssize_t)0);
+        result = Py_BuildValue("(OnO)", Py_None, (Py_ssize_t)0, Py_None);
     }
     else if (ready == 0) {
         int status = search_run(&s, budget);
         if (status == RUN_FOUND) {
-            result = Py_BuildValue("(Nn)", search_order(&s), s.taken);
+            result = Py_BuildValue("(NnO)", search_order(&s), s.taken, Py_None);
+        }
+        else if (status == RUN_OUT) {
+            result = Py_BuildValue("(OnN)", Py_None, s.taken, search_deepest(&s));
         }
         else if (status != RUN_ERROR) {
-            result = Py_BuildValue("(On)", Py_None, s.taken);
+            result = Py_BuildValue("(OnO)", Py_None, s.taken, Py_None);
         }
     }
     search_free(&s);
@@ -1329,8 +1452,8 @@ searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 }
 
 /* advance(budget) -> order | None | False: up to `budget` more steps; the order when every ok
- * op is linearized, None when there is none (or the memo reached its cap), False when the
- * budget ran out first (ask again). */
+ * op is linearized, None when there is none (`refuted`) or the memo reached its cap, False
+ * when the budget ran out first (ask again). */
 static PyObject *
 searcher_advance(Searcher *self, PyObject *arg)
 {
@@ -1350,10 +1473,21 @@ searcher_advance(Searcher *self, PyObject *arg)
     if (self->ended == RUN_FOUND) {
         return search_order(&self->s);
     }
-    if (self->ended == RUN_OUT) {
+    if (self->ended == RUN_OUT || self->ended == RUN_CAP) {
         Py_RETURN_NONE;
     }
     Py_RETURN_FALSE;
+}
+
+/* refuted: what shows the part not linearizable (`search_deepest`) once every configuration
+ * was tried with no order; else None. */
+static PyObject *
+searcher_get_refuted(Searcher *self, void *closure)
+{
+    if (self->ended != RUN_OUT) {
+        Py_RETURN_NONE;
+    }
+    return search_deepest(&self->s);
 }
 
 static PyObject *
@@ -1377,6 +1511,7 @@ static PyMethodDef searcher_methods[] = {
 static PyGetSetDef searcher_getset[] = {
     {"taken", (getter)searcher_get_taken, NULL, "steps taken so far", NULL},
     {"memo", (getter)searcher_get_memo, NULL, "configurations in its memo", NULL},
+    {"refuted", (getter)searcher_get_refuted, NULL, "what shows the part not linearizable, or None", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

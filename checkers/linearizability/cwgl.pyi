@@ -7,7 +7,7 @@ from checkers.linearizability.history import Operation
 
 def first_linearization(
     ops: tuple[Operation, ...],
-    by_ret: list[int],
+    by_ret: list[int] | None,
     init: Any,
     budget: int,
     max_overlap: float,
@@ -16,7 +16,7 @@ def first_linearization(
     forced: Sequence[bool] | None,
     twins: list[int] | None = None,
     /,
-) -> tuple[list[int] | None, int]: ...
+) -> tuple[list[int] | None, int, tuple[list[int], int, int] | None]: ...
 
 class Searcher:
     """The search of one part, run in slices (`advance`): compiled.Alongside."""
@@ -37,3 +37,5 @@ class Searcher:
     def taken(self) -> int: ...
     @property
     def memo(self) -> int: ...
+    @property
+    def refuted(self) -> tuple[list[int], int, int] | None: ...

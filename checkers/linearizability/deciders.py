@@ -4,8 +4,9 @@ Every decider has one signature, `(model, key, ops) -> PartitionResult | None`: 
 the part, or None when it cannot tell (then the next one is asked, and after the last the
 search runs: `wgl._Rounds`). None of them can make a verdict wrong: a linearization one finds
 is checked from scratch (`witness.witnessed`: real time, and every output by `step`), and a
-violation one shows is exact (the log's fast path, one order only) or a refutation whose
-argument holds for every model that gives the tactics it uses (`refute.py`). A decider that
+violation one shows is exact (the log's fast path, one order only; the compiled search, every
+order tried: compiled.py) or a refutation whose argument holds for every model that gives the
+tactics it uses (`refute.py`). A decider that
 needs a tactic the model lacks answers None, so a model with `NO_TACTICS` is decided by
 `in_sequence`, the compiled search and the Python search alone.
 
@@ -15,7 +16,8 @@ In order, cheapest and most often right first:
 3. `QuickGuess`: the model's quick guess at a linearization (`Tactics.quick_witness`: kv's
    `by_offsets`), checked.
 4. `compiled`: the plain WGL search in C, for parts with few ops in flight at once
-   (`compiled.straight_through`: within a budget; its order checked).
+   (`compiled.straight_through`: within a budget; its order checked; where it tried every
+   order, not linearizable, shown by `refuted` when a stale read shows it).
 5. `full_guess`: the model's other guess (`Tactics.witness`: kv's `propose`, the registers'
    chains), checked; or a conflict it names, searched alone.
 6. `refuted`: a stale read shown without a search (`refute.refute`).
@@ -69,10 +71,15 @@ class QuickGuess:
 
 def compiled(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:
     """Few ops in flight at once: the plain search, compiled, runs straight through, in less
-    time than the model's full guess takes (see compiled.py)."""
+    time than the model's full guess takes (see compiled.py). Where it tried every order and
+    none fits, a stale read that shows why without a search (`refuted`) is the evidence, if
+    there is one: a few ops a reader can check by hand."""
     if len(ops) < WITNESS_FROM:
         return None
-    return straight_through(model, key, ops)
+    decided = straight_through(model, key, ops)
+    if decided is not None and decided.valid is False:
+        return refuted(model, key, ops) or decided
+    return decided
 
 
 def full_guess(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> PartitionResult | None:

@@ -117,6 +117,9 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
     done.sort(key=lambda d: d[0])
     operations = []
     scalar = SCALARS
+    # One object per name: every later pass reads `f` of every op (a dict lookup of the model's
+    # rules, a comparison), and a string a reader made per event is one more cache miss each.
+    names: dict[str, str] = {}
     for n, (ci, call, comp, ri) in enumerate(done):
         value = call.value
         if type(value) not in scalar:
@@ -132,7 +135,7 @@ def pair(history: Sequence[Op]) -> tuple[Operation, ...]:
             Operation(
                 id=n,
                 process=call.process,
-                f=call.f,
+                f=names.setdefault(call.f, call.f),
                 key=call.key,
                 input=value,
                 output=output,

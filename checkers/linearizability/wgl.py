@@ -42,6 +42,10 @@ from checkers.linearizability.verdict import (
     Verdict,
 )
 
+GROWTH = 4
+"""A part's first slice is 1/2**GROWTH of a full one, and each next one twice as long, up to
+full (`_Rounds._advance`)."""
+
 __all__ = ["DEFAULT_MAX_CACHE", "SLICE", "check", "check_operations", "merge_verdicts", "partition", "search"]
 
 def check(
@@ -117,6 +121,7 @@ class _Rounds:
         self.deciders = deciders.cascade()
         self.deep: set[int] = set()  # parts `refute` was asked of with `deep`
         self.alongside: dict[int, compiled.Alongside | None] = {}  # None: none (any more)
+        self.turns: dict[int, int] = {}  # slices each search had so far
 
     def run(self) -> None:
         """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
@@ -153,16 +158,30 @@ class _Rounds:
                 return True
             return False
         self.deepest[i] = Deepest()
-        self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=SLICE)
+        self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=max(1, SLICE >> GROWTH))
         self.sizes[i] = 0
+        self.turns[i] = 0
         return False
 
     def _advance(self, i: int, first: bool = False) -> bool:
-        """One slice of part i's search; True when the check must stop. A search that does
-        not end within its first slice may be a long one: a violation that needs no search
-        (`refute`, unless asked already) ends it then (and the check)."""
+        """One slice of part i's searches, the compiled one's first (`_alongside`); True when
+        the check must stop. Slices grow: a part's first is 1/2**GROWTH of a full one (`SLICE`,
+        `compiled.ALONGSIDE_SLICE`), each next one twice as long, so a part decided in a few
+        thousand steps is decided before the others had more than a few each, and a check
+        spends at most about twice on its undecided parts what the same rounds of full slices
+        would. A search that does not end within its first slice may be a long one: a
+        violation that needs no search (`refute`, unless asked already) ends it then."""
+        turn = self.turns[i] = self.turns[i] + 1
+        grown = 1 << min(turn - 1, GROWTH)
+        if not first:
+            beside = self._alongside(i, grown)
+            if beside is not None:
+                return beside
         try:
-            self.sizes[i] = next(self.searches[i])
+            search = self.searches[i]
+            base = max(1, SLICE >> GROWTH)  # (the generator's own slice: `_start`)
+            for _ in range(min(grown, max(1, SLICE // base))):
+                self.sizes[i] = next(search)
         except StopIteration as stop:
             result: PartitionResult = stop.value
             self.results[i] = result
@@ -189,8 +208,6 @@ class _Rounds:
                 self.results[i] = self.deepest[i].unreachable(key, ops, self.sizes.pop(i), shown_by[0])
                 self.failed = i
                 return True
-        if self._alongside(i):
-            return False
         held = sum(self.sizes.values()) + sum(c.memo for c in self.alongside.values() if c is not None)
         if self.deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > self.deadline:
             self.unknown_cause = TIMEOUT
@@ -200,22 +217,28 @@ class _Rounds:
             return True
         return False
 
-    def _alongside(self, i: int) -> bool:
-        """A slice of the compiled search run beside part i's (`compiled.Alongside`, made once
-        the Python search's first slice did not end it); True when it decided the part (shown
-        linearizable: the Python search is closed)."""
+    def _alongside(self, i: int, grown: int) -> bool | None:
+        """A slice of the compiled search run beside part i's (`compiled.Alongside`, made at
+        the part's first slice, or at its second for a part smaller than
+        `deciders.WITNESS_FROM`, whose Python search most often ends in a few dozen steps),
+        `grown`/2**GROWTH of a full one. When it decided the part, the Python search is closed
+        and the answer is whether the check must stop (the part is not linearizable); None
+        when it did not."""
         if i not in self.alongside:
             key, ops = self.parts[i]
             self.alongside[i] = compiled.alongside(self.model, key, ops)
         beside = self.alongside[i]
         if beside is None:
-            return False
-        decided = beside.advance()
+            return None
+        decided = beside.advance(max(1, compiled.ALONGSIDE_SLICE * grown >> GROWTH))
         if beside.out:
             self.alongside[i] = None  # (its memory back now)
         if decided is None:
-            return False
+            return None
         self.searches.pop(i).close()
         del self.sizes[i]
         self.results[i] = decided
-        return True
+        if decided.valid is False:
+            self.failed = i
+            return True
+        return False

@@ -75,6 +75,23 @@ def witnessed(
     if sorted(order) != list(range(len(ops))):
         return None
     line = [ops[i] for i in order]
+    states = replayed(model, line)
+    if states is None:
+        return None
+    return PartitionResult(
+        key=key,
+        operations=ops,
+        valid=True,
+        linearization=tuple([o.id for o in line]),
+        states=tuple(states),
+        explored=0,
+    )
+
+
+def replayed(model: SequentialModel, line: Sequence[Operation]) -> Sequence[Any] | None:
+    """The states after each op of `line`, if it is a linearization of its own ops (as
+    `witnessed` checks one: real time, and the model accepts each op in turn from
+    `model.init`); else None."""
     latest: float = -FOREVER
     try:
         for o in line:
@@ -104,14 +121,7 @@ def witnessed(
             if state is None:
                 return None
             states.append(state)
-    return PartitionResult(
-        key=key,
-        operations=ops,
-        valid=True,
-        linearization=tuple([o.id for o in line]),
-        states=tuple(states),
-        explored=0,
-    )
+    return states
 
 
 

@@ -43,8 +43,8 @@ def test_the_compiled_search_is_built() -> None:
 
 
 def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, init: Any = None,
-         budget: int = 10**7, max_overlap: float = math.inf) -> tuple[list[int] | None, int]:
-    """The compiled search's own answer, unchecked: (order, steps)."""
+         budget: int = 10**7, max_overlap: float = math.inf) -> tuple[list[int] | None, int, Any]:
+    """The compiled search's own answer, unchecked: (order, steps, refutation)."""
     wgl = compiled_module.cwgl
     assert wgl is not None
     rets: list[Any] = [o.ret for o in ops]
@@ -52,11 +52,9 @@ def _raw(model: SequentialModel, ops: tuple[Operation, ...], *, native: bool, in
     start = model.init if init is None else init
     if native:
         assert model.tactics.step_kinds is not None
-        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.tactics.step_kinds), None, None)
-    else:
-        order, steps = wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
+        return wgl.first_linearization(ops, by_ret, start, budget, max_overlap, dict(model.tactics.step_kinds), None, None)
+    return wgl.first_linearization(ops, by_ret, start, budget, max_overlap, None,
                                                   [stepper(model, o) for o in ops], [o.f in model.tactics.read_only for o in ops])
-    return order, steps
 
 
 def _is_linearization(model: SequentialModel, ops: tuple[Operation, ...], order: list[int]) -> bool:
@@ -88,11 +86,35 @@ def test_it_finds_a_linearization_exactly_when_there_is_one(case: tuple[str, tup
     model = MODELS[name]
     for _, ops in partition(model, pair(history)):
         expected = brute_force_operations(model, ops)
-        order, _ = _raw(model, ops, native=native)
-        note(f"brute force: {expected}, compiled: {order}")
+        order, _, refuted = _raw(model, ops, native=native)
+        note(f"brute force: {expected}, compiled: {order}, refuted: {refuted}")
         assert (order is not None) is expected
+        assert (refuted is None) is expected  # (never at its memo's cap here)
         if order is not None:
             assert _is_linearization(model, ops, order)
+        else:
+            _assert_deepest(model, ops, refuted)
+
+
+def _assert_deepest(model: SequentialModel, ops: tuple[Operation, ...], refuted: tuple[list[int], int, int]) -> None:
+    """What the compiled search shows a part not linearizable by, as the Python search's
+    `Deepest` keeps it: a partial linearization closed under real time (every op that returned
+    before one of its ops was called is in it), which the op that cannot follow does not
+    extend; and the furthest return a configuration failed at is no earlier than that op's."""
+    prefix, fail, far = refuted
+    placed = [ops[p] for p in prefix]
+    assert len(set(prefix)) == len(prefix)
+    for k, o in enumerate(placed):
+        assert not any(later.ret is not None and later.ret < o.call for later in placed[k + 1:])
+    latest = max((o.call for o in placed), default=-1)
+    assert all(p in prefix for p, o in enumerate(ops) if o.ret is not None and o.ret < latest)
+    state = model.init
+    for o in placed:
+        state = model.step(state, o)
+        assert state is not None
+    failing = ops[fail]
+    assert fail not in prefix and failing.ret is not None
+    assert far >= 0 and ops[far].ret is not None and ops[far].ret >= failing.ret
 
 
 VALUES = st.sampled_from((None, 0, 1, "", "x", "xy", "y"))
@@ -116,13 +138,13 @@ def test_its_steps_are_the_models(model_name: str, f: str, value: Any, other: An
     op = Operation(id=0, process=0, f=f, key=None, input=op_input, output=output, call=0, ret=1 if ok else None)
     after = stepper(model, op)((state,))
     if ok:
-        order, _ = _raw(model, (op,), native=True, init=(state,))
+        order, _, _ = _raw(model, (op,), native=True, init=(state,))
         assert (order == [0]) is (after is not None)
         return
     effect = after is not None and after != (state,)
     read = Operation(id=1, process=1, f="read", key=None, input=None,
                      output=after[0] if effect else state, call=2, ret=3)
-    order, _ = _raw(model, (op, read), native=True, init=(state,))
+    order, _, _ = _raw(model, (op, read), native=True, init=(state,))
     assert order == ([0, 1] if effect else [1])
 
 
@@ -137,10 +159,10 @@ def _concurrent_writes(n: int) -> tuple[Operation, ...]:
 def test_it_is_not_asked_where_many_ops_are_in_flight_and_gives_up_at_its_budget() -> None:
     model = MODELS["register"]
     ops = _concurrent_writes(8)  # 3.5 others in flight at a write's call, on average
-    assert _raw(model, ops, native=True, max_overlap=2.0) == (None, 0)
+    assert _raw(model, ops, native=True, max_overlap=2.0) == (None, 0, None)
     assert straight_through(model, "k", ops) is None
-    order, steps = _raw(model, ops, native=True, budget=5)
-    assert order is None and steps == 5
+    order, steps, refuted = _raw(model, ops, native=True, budget=5)
+    assert order is None and steps == 5 and refuted is None
     shown = straight_through(model, "k", ops, budget=10**6, max_overlap=math.inf)
     assert shown is not None and shown.valid is True
     assert shown.linearization[-2:] == (0, 8)  # the write read last, then the read
@@ -201,7 +223,9 @@ def test_the_pure_python_switch_keeps_the_compiled_search_out_not_even_imported(
 def test_run_in_slices_it_finds_a_linearization_exactly_when_there_is_one(case: tuple[str, tuple], steps: int) -> None:
     """`Alongside` (the compiled search beside the Python one, a few steps at a time, its
     states interned): a checked linearization when and only when brute force finds one; else
-    it says it is out."""
+    the part shown not linearizable, with the Python search's kind of evidence (the longest
+    partial linearization and its states, the op that cannot follow it, where the shrinking
+    starts)."""
     name, history = case
     model = MODELS[name]
     for key, ops in partition(model, pair(history)):
@@ -210,9 +234,19 @@ def test_run_in_slices_it_finds_a_linearization_exactly_when_there_is_one(case: 
         result = None
         while result is None and not beside.out:
             result = beside.advance(steps)
-        assert (result is not None) is brute_force_operations(model, ops)
-        if result is not None:
-            assert result.valid is True and sorted(result.linearization) == sorted(o.id for o in ops)
+        assert result is not None  # (never at its memo's cap here)
+        assert result.valid is brute_force_operations(model, ops)
+        if result.valid:
+            assert sorted(result.linearization) == sorted(o.id for o in ops)
+            continue
+        by_id = {o.id: o for o in ops}
+        failing = by_id[result.failing]
+        assert failing.ret is not None and result.failing not in result.linearization
+        assert result.stuck_at is not None and result.stuck_at >= failing.ret
+        state = model.init
+        for op_id, after in zip(result.linearization, result.states, strict=True):
+            state = model.step(state, by_id[op_id])
+            assert state == after
 
 
 @needs_compiled
@@ -235,7 +269,7 @@ def test_interned_or_not_the_register_answers_as_python_compares(values: tuple[A
     beside = compiled_module.alongside(model, None, ops)
     assert beside is not None
     result = beside.advance(10**6)
-    assert (result is not None) is brute_force_operations(model, ops)
+    assert result is not None and result.valid is brute_force_operations(model, ops)
 
 
 @needs_compiled
@@ -275,7 +309,7 @@ def test_an_alike_op_is_held_back_only_while_its_twin_may_come_next(native: bool
            Operation(id=1, process=1, f="read", key=None, input=None, output=1, call=1, ret=3),
            Operation(id=2, process=2, f="write", key=None, input=1, output=None, call=4, ret=10))
     model = MODELS["register"]
-    order, _ = _raw(model, ops, native=native)
+    order, _, _ = _raw(model, ops, native=native)
     assert order == [0, 1, 2]  # (no twins given: the plain search; with them, below)
     rets = [o.ret for o in ops]
     by_ret = sorted(range(3), key=rets.__getitem__)
@@ -286,7 +320,7 @@ def test_an_alike_op_is_held_back_only_while_its_twin_may_come_next(native: bool
     kinds = dict(model.tactics.step_kinds) if native and model.tactics.step_kinds is not None else None
     steps = None if kinds is not None else [stepper(model, o) for o in ops]
     forced = None if kinds is not None else [o.f in model.tactics.read_only for o in ops]
-    order, _ = wgl.first_linearization(ops, by_ret, model.init, 100, math.inf, kinds, steps, forced, twins)
+    order, _, _ = wgl.first_linearization(ops, by_ret, model.init, 100, math.inf, kinds, steps, forced, twins)
     assert order == [0, 1, 2]
     beside = compiled_module.alongside(model, None, ops)
     assert beside is not None and beside.advance(100) is not None

@@ -22,6 +22,7 @@ from checkers.linearizability import (
     wgl,
     with_initial,
 )
+from checkers.linearizability import compiled as compiled_module
 from checkers.linearizability.evidence import as_info
 from checkers.linearizability.history import Op, info, invoke, ok
 from checkers.linearizability.parts import partition
@@ -275,6 +276,8 @@ def test_a_long_search_asks_the_deep_refutation(monkeypatch: object) -> None:
     # every search pauses after one iteration, with a memo bigger than its part by then
     monkeypatch.setattr(wgl, "SLICE", 1)  # type: ignore[attr-defined]
     monkeypatch.setattr(deciders, "WITNESS_FROM", 10**6)
+    # (the Python search's way, as without the compiled one, which would decide the part first)
+    monkeypatch.setattr(compiled_module, "cwgl", None)
     asked: list[bool] = []
     real = wgl.refute
 
