@@ -13,17 +13,22 @@ their compiled steps.
 `straight_through` is asked only where it runs straight: a part whose ok ops have on average
 more than `MAX_OVERLAP` others in flight at their call is left to the rest of the cascade (the
 plain search backtracks there), and it gives up after `STEPS_PER_OP` steps an op. Where the
-Python search then runs, `Alongside` runs the compiled search beside it, a slice each in turn:
-neither is faster everywhere (docs/check-history.md, "The compiled search").
+Python search then runs, `Alongside` runs the compiled search beside it, a slice each in turn,
+the compiled one first: neither is faster everywhere (docs/check-history.md, "The compiled
+search").
 
-What it may do to a verdict: nothing. It answers only with an order; the order is checked
-from scratch (`witnessed`: real time, and every output by the model) before it counts, and
-with no order (not asked, budget spent, or the part not linearizable) the part is decided as
-before: `refute`, then the Python search, which finds the evidence. Without the compiled
-module (no C compiler at install), or with `TCMCHECK_PURE_PYTHON=1` (not even imported then),
-the answer is always None: the same verdicts, slower (tests/checkers/linearizability/
-test_compiled.py requires the module only where CI asks it to: `TCMCHECK_REQUIRE_COMPILED=1`).
-The order it finds may differ from the Python search's: another linearization of the same part.
+What it may do to a verdict: decide it, as the Python search would. An order is checked from
+scratch (`witnessed`: real time, and every output by the model) before it counts. No order with
+every configuration tried (its memo below its cap) shows the part not linearizable, with the
+Python search's kind of evidence (`_refuted`: the deepest prefix, checked from scratch, the op
+that cannot follow it, where the shrinking starts); a refutation rests on the search being
+exact, which tests/checkers/linearizability/test_compiled.py holds it to against brute force.
+No answer (not asked, budget spent, memo at its cap) leaves the part to `refute` and the Python
+search. Without the compiled module (no C compiler at install), or with
+`TCMCHECK_PURE_PYTHON=1` (not even imported then), the answer is always None: the same
+verdicts, slower (test_compiled.py requires the module only where CI asks it to:
+`TCMCHECK_REQUIRE_COMPILED=1`). The order it finds, or the deepest prefix of a part it refutes,
+may differ from the Python search's: another of the same part.
 """
 from __future__ import annotations
 
@@ -39,7 +44,7 @@ from checkers.linearizability.history import Operation
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
-from checkers.linearizability.witness import replayed, witnessed
+from checkers.linearizability.witness import replayed
 
 PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
 """The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
@@ -119,8 +124,9 @@ class Alongside:
     costs at most about twice what the faster of the two takes. The Python search prunes by
     value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
     million steps); a configuration costs it about 50 times a step here. An order found here is
-    checked from scratch (`witnessed`) like any other; no order (the part not linearizable, or
-    the memo at its cap) leaves the part to the Python search, which finds the evidence."""
+    checked from scratch (`witnessed`) like any other; every configuration tried with no order
+    shows the part not linearizable (`_refuted`); its memo at its cap leaves the part to the
+    Python search."""
 
     def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> None:
         assert cwgl is not None
@@ -179,18 +185,25 @@ def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: b
 
 def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], ordered: tuple[Operation, ...],
            order: list[int], taken: int) -> PartitionResult | None:
-    """The part's result from the compiled search's order, checked from scratch; None for a
-    wrong order (never: tests/checkers/test_compiled.py)."""
-    line = tuple([ordered[p] for p in order])
-    shown = witnessed(model, key, line, range(len(line)))
-    if shown is None:
+    """The part's result from the compiled search's order, checked from scratch as `witnessed`
+    checks one (each position once, every ok op placed, real time and every output by the
+    model: `replayed`); None for a wrong order (never: tests/checkers/test_compiled.py). (Not
+    through `witnessed` itself: on a part of thousands of ops each pass over them is mostly
+    cache misses, and that one would make three more.)"""
+    placed = set(order)
+    if len(placed) != len(order) or order and not 0 <= min(order) <= max(order) < len(ordered):
+        return None
+    line = [ordered[p] for p in order]
+    states = replayed(model, line)
+    if states is None:
         return None
     # the info ops it did not linearize took effect last (as good as never: nothing observes it)
-    placed = set(order)
-    unused = [o for p, o in enumerate(ordered) if p not in placed]
-    states = list(shown.states)
-    return found_order(model, key, ops, list(shown.linearization), states,
-                       states[-1] if states else model.init, unused, taken)
+    unused = [] if len(order) == len(ordered) else [o for p, o in enumerate(ordered) if p not in placed]
+    if any(o.ret is not None for o in unused):
+        return None
+    states = list(states)
+    return found_order(model, key, ops, [o.id for o in line], states, states[-1] if states else model.init,
+                       unused, taken)
 
 
 def _refuted(key: Hashable, ops: tuple[Operation, ...], model: SequentialModel, ordered: tuple[Operation, ...],

@@ -22,10 +22,12 @@
  * (`intern_all`); any other model's by calling the op's compiled step (`compile_op`), its
  * states Python objects (any hashable value, compared with ==). `first_linearization` searches
  * a part only if on average at most `max_overlap` other ok ops are in flight at an ok op's
- * call (else it would backtrack: compiled.py). The answer is only an order: the caller checks
- * it from scratch (`witness.witnessed`) before it counts, and on no answer (the step budget
- * spent, or no order found) decides the part the Python way, so this code can cost time,
- * never a verdict.
+ * call (else it would backtrack: compiled.py). The answer is an order, which the caller checks
+ * from scratch (`witness.witnessed`) before it counts; or, every configuration tried with no
+ * order (the memo below its cap), the part not linearizable, shown by the deepest
+ * configuration that failed (`keep_deepest`, `search_deepest`: the Python search's evidence,
+ * whose prefix the caller also checks); or none (the step budget spent, the memo at its cap),
+ * and the part is decided the Python way.
  *
  * One file of ~1,400 lines, past the project's ~400, because it is one extension module: the
  * memo, the interned states, the register and kv step rules, the search and the module's glue,

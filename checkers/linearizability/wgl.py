@@ -12,7 +12,8 @@ deciders.py), else by the search (`search.py`, the Wing–Gong/Lowe search with 
 `reductions.py`; `refute` is asked again of a search that does not end within its first
 slice, if it was not asked before).
 
-Bounds: parts are searched round-robin, smallest first, a slice of steps each, like
+Bounds: parts are searched round-robin, smallest first, a slice of steps each (the compiled
+search's, then the Python search's; slices growing from 1/2**GROWTH of a full one), like
 Porcupine's goroutines, so one expensive key cannot hide a cheap violation in another; the
 check stops at the first part shown not linearizable. The deadline is checked between
 slices (every `SLICE` steps, so also inside a long search); the memo of all running parts
@@ -169,14 +170,19 @@ class _Rounds:
         `compiled.ALONGSIDE_SLICE`), each next one twice as long, so a part decided in a few
         thousand steps is decided before the others had more than a few each, and a check
         spends at most about twice on its undecided parts what the same rounds of full slices
-        would. A search that does not end within its first slice may be a long one: a
-        violation that needs no search (`refute`, unless asked already) ends it then."""
+        would. A part's first turn is the compiled search's alone (a part it decides in a few
+        thousand steps, most of those the cascade leaves, costs no set-up of the Python search,
+        which is most of that search's first slice). A search that does not end within its
+        first slice may be a long one: a violation that needs no search (`refute`, unless asked
+        already) ends it then."""
         turn = self.turns[i] = self.turns[i] + 1
         grown = 1 << min(turn - 1, GROWTH)
         if not first:
             beside = self._alongside(i, grown)
             if beside is not None:
                 return beside
+            if turn == 1 and self.alongside[i] is not None:
+                return self._over_bounds()
         try:
             search = self.searches[i]
             base = max(1, SLICE >> GROWTH)  # (the generator's own slice: `_start`)
@@ -208,6 +214,11 @@ class _Rounds:
                 self.results[i] = self.deepest[i].unreachable(key, ops, self.sizes.pop(i), shown_by[0])
                 self.failed = i
                 return True
+        return self._over_bounds()
+
+    def _over_bounds(self) -> bool:
+        """Past the deadline, or the memo of every search running over `max_cache`: True, with
+        `unknown_cause` set (the check stops)."""
         held = sum(self.sizes.values()) + sum(c.memo for c in self.alongside.values() if c is not None)
         if self.deadline is not None and time.monotonic() + held * FREE_SECONDS_PER_STATE > self.deadline:
             self.unknown_cause = TIMEOUT
