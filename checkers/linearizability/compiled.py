@@ -111,17 +111,24 @@ def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation
     return None if order is None else _shown(model, key, ops, ordered, order, taken)
 
 
-ALONGSIDE_SLICE = 32 * SLICE
-"""Steps of the compiled search `Alongside` takes for each slice of the Python search: about as
-long (one slice of the Python search, 2,048 of its iterations, took as long as 50,000-70,000
-compiled steps on the kv parts of 50 clients measured, CPU time; docs/performance/
-check-history.md, issue 35), so neither search costs more than about twice the other's time."""
+ALONGSIDE_SLICE = 128 * SLICE
+"""Steps of the compiled search `Alongside` takes for each slice of the Python search: about four
+times as long (one slice of the Python search, 2,048 of its iterations, took as long as
+50,000-70,000 compiled steps on the kv parts of 50 clients measured, CPU time). Four to one,
+not even: on the generated families the compiled search decides most parts the cascade leaves
+first (it refutes as well as finds orders), so a part costs 1.25 times the compiled search's
+time there; where the Python search's pruning wins, the compiled one costs at most four times
+that search's time, and no more than it takes to fill its memo (seconds). Measured on seed 35's
+families and seeds 8675 and 58213's kv-reuse of 50 clients against 32 (even) and 64: 128 was
+the fastest on all but one (58213's kv-reuse-5000-c50-ok, 7.8 s against 7.0 s; Porcupine does
+not decide it in 60 s); docs/check-history.md, "The compiled search"."""
 
 
 class Alongside:
     """The compiled search of a part the Python search has (the cascade did not decide it),
     run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
-    costs at most about twice what the faster of the two takes. The Python search prunes by
+    costs at most 1.25 times the compiled search's time, or five times the Python search's
+    (`ALONGSIDE_SLICE`). The Python search prunes by
     value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
     million steps); a configuration costs it about 50 times a step here. An order found here is
     checked from scratch (`witnessed`) like any other; every configuration tried with no order

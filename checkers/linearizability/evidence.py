@@ -43,7 +43,6 @@ def violation(
     """The evidence for `part`, shown not linearizable: its failing op, the last op that
     returned before that one was called, the longest partial linearization, and (`minimize`)
     a small failing window (`shrink`)."""
-    by_id = {o.id: o for o in part.operations}
     if model.tactics.fast_check is not None:
         # The fast path decided; a bounded search finds the deepest partial linearization.
         budget = _budget(deadline, minimize_budget)
@@ -51,11 +50,14 @@ def violation(
         searched = search(model, part.operations, key=part.key, deadline=budget, max_cache=cap)
         if searched.valid is False:
             part = searched
-    failing_op = by_id[part.failing] if part.failing is not None else None
-    previous_ok = None
-    if failing_op is not None:
-        before = [o for o in part.operations if o.ret is not None and o.ret < failing_op.call]
-        previous_ok = max(before, key=lambda o: o.ret or 0, default=None)
+    failing_op = previous_ok = None
+    if part.failing is not None:
+        failing_op = next(o for o in part.operations if o.id == part.failing)
+        call = failing_op.call
+        for o in part.operations:  # (the ok op that returned last before its call)
+            ret = o.ret
+            if ret is not None and ret < call and (previous_ok is None or ret > previous_ok.ret):  # type: ignore[operator]
+                previous_ok = o
     window: tuple[Operation, ...] = part.operations
     minimal = False
     shown_by = part.refutation
@@ -80,11 +82,19 @@ def violation(
         key=part.key,
         failing_op=failing_op,
         previous_ok=previous_ok,
-        longest_prefix=tuple(by_id[i] for i in part.linearization),
+        longest_prefix=_ops_of(part),
         prefix_states=part.states,
         window=window,
         window_minimal=minimal,
     )
+
+
+def _ops_of(part: PartitionResult) -> tuple[Operation, ...]:
+    """The ops of the part's longest partial linearization, in its order."""
+    if not part.linearization:
+        return ()
+    by_id = {o.id: o for o in part.operations}
+    return tuple(by_id[i] for i in part.linearization)
 
 
 def _budget(deadline: float | None, seconds: float) -> float:
