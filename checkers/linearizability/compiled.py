@@ -44,7 +44,7 @@ from checkers.linearizability.history import Operation
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
-from checkers.linearizability.witness import replayed
+from checkers.linearizability.witness import replayed, stepped
 
 PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
 """The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
@@ -193,15 +193,17 @@ def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: b
 def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], ordered: tuple[Operation, ...],
            order: list[int], taken: int) -> PartitionResult | None:
     """The part's result from the compiled search's order, checked from scratch as `witnessed`
-    checks one (each position once, every ok op placed, real time and every output by the
-    model: `replayed`); None for a wrong order (never: tests/checkers/test_compiled.py). (Not
-    through `witnessed` itself: on a part of thousands of ops each pass over them is mostly
-    cache misses, and that one would make three more.)"""
+    checks one (each position once, every ok op placed, real time — `cwgl.in_real_time`, code
+    apart from the search's, reading each op's fields anew — and every output by the model:
+    `stepped`); None for a wrong order (never: tests/checkers/test_compiled.py). (Not through
+    `witnessed` itself: on a part of thousands of ops each pass over them in Python is mostly
+    cache misses, and that one would make four more.)"""
     placed = set(order)
     if len(placed) != len(order) or order and not 0 <= min(order) <= max(order) < len(ordered):
         return None
     line = [ordered[p] for p in order]
-    states = replayed(model, line)
+    assert cwgl is not None
+    states = stepped(model, line) if cwgl.in_real_time(line) else None
     if states is None:
         return None
     # the info ops it did not linearize took effect last (as good as never: nothing observes it)

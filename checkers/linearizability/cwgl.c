@@ -41,6 +41,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h> /* T_OBJECT_EX: how a __slots__ member is kept */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,13 @@
  * of the part), and counts `SLOT_WORDS` more for its slot and its allocation. */
 #define MEMO_WORDS ((Py_ssize_t)1 << 24)
 #define SLOT_WORDS 5
+
+/* The op fields read here (`field`), and where a type keeps them. */
+enum { FIELD_F, FIELD_INPUT, FIELD_OUTPUT, FIELD_CALL, FIELD_RET, FIELDS };
+typedef struct {
+    PyTypeObject *type;          /* (borrowed) the type `offset` is for; NULL: none yet */
+    Py_ssize_t offset[FIELDS];   /* its slot's offset, or -1 (getattr) */
+} Fields;
 
 /* A state: a Python object (owned where kept), or the number of an interned one (`intern_all`). */
 typedef intptr_t St;
@@ -240,6 +248,7 @@ typedef struct {
     Py_ssize_t best_low;     /* the stack below this depth is the same as `best_op` */
     Py_ssize_t best_fail;    /* its op of the earliest return still ahead (the op that cannot follow) */
     Py_ssize_t far_rp;       /* the furthest `rp` any configuration failed at (-1: none) */
+    Fields fields;           /* how the ops' fields are read (`field`) */
 } Search;
 
 static void
@@ -461,6 +470,35 @@ link_events(Search *s, PyObject **calls, PyObject **rets, PyObject *by_ret, Py_s
 
 static PyObject *name_f, *name_input, *name_output, *name_call, *name_ret;
 
+/* op.<field k> (a new reference; NULL with an exception), as getattr gives it. For ops of a
+ * type whose field is a __slots__ member found the ordinary way (attrs' slotted classes:
+ * `Operation`), read from its slot: a part of thousands of ops is read op by op here, and the
+ * lookup by name costs more than the read. Any other type, or an empty slot: getattr. */
+static PyObject *
+field(Fields *fields, PyObject *op, int k)
+{
+    PyTypeObject *type = Py_TYPE(op);
+    if (type != fields->type) {
+        PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret};
+        fields->type = type;
+        for (int j = 0; j < FIELDS; j++) {
+            PyObject *d = type->tp_getattro == PyObject_GenericGetAttr ? _PyType_Lookup(type, names[j]) : NULL;
+            fields->offset[j] = d != NULL && Py_IS_TYPE(d, &PyMemberDescr_Type)
+                                        && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX
+                                    ? ((PyMemberDescrObject *)d)->d_member->offset
+                                    : -1;
+        }
+    }
+    if (fields->offset[k] >= 0) {
+        PyObject *value = *(PyObject **)((char *)op + fields->offset[k]);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret};
+    return PyObject_GetAttr(op, names[k]);
+}
+
 /* How op i steps (`kind`, `a`, `b`), from `kinds` (its f's code: the register and kv rules)
  * or `steps` (its compiled step). 0, or -1 with an exception. */
 static int
@@ -471,7 +509,7 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
         s->a[i] = Py_NewRef(PyList_GET_ITEM(steps, i));
         return 0;
     }
-    PyObject *f = PyObject_GetAttr(op, name_f);
+    PyObject *f = field(&s->fields, op, FIELD_F);
     if (f == NULL) {
         return -1;
     }
@@ -490,7 +528,7 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
     }
     PyObject *input = NULL;
     if (c == F_WRITE || c == F_CAS || c == F_APPEND) {
-        input = PyObject_GetAttr(op, name_input);
+        input = field(&s->fields, op, FIELD_INPUT);
         if (input == NULL) {
             return -1;
         }
@@ -504,7 +542,7 @@ set_kind(Search *s, Py_ssize_t i, PyObject *op, PyObject *kinds, PyObject *steps
         }
         s->kind[i] = K_READ;
         s->forced[i] = 1;
-        s->a[i] = PyObject_GetAttr(op, name_output);
+        s->a[i] = field(&s->fields, op, FIELD_OUTPUT);
         status = s->a[i] == NULL ? -1 : 0;
         break;
     case F_WRITE:
@@ -1061,7 +1099,7 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
         PyObject *op = PyTuple_GET_ITEM(ops, i);
         s->keys[i] = splitmix64(&seed);
         s->prev[1 + i] = -1;
-        if ((calls[i] = PyObject_GetAttr(op, name_call)) == NULL || (rets[i] = PyObject_GetAttr(op, name_ret)) == NULL) {
+        if ((calls[i] = field(&s->fields, op, FIELD_CALL)) == NULL || (rets[i] = field(&s->fields, op, FIELD_RET)) == NULL) {
             goto done;
         }
         if (i > 0) {
@@ -1418,6 +1456,50 @@ first_linearization(PyObject *module, PyObject *args)
     return result;
 }
 
+/* in_real_time(line) -> bool: is the list `line` of ops in an order real time allows, no op after
+ * one called after it returned (each ok op's return no earlier than the latest call before it;
+ * an op of unknown outcome, `ret` None, has no return to check)? The half of `witnessed`'s check
+ * of an order that needs no model, for compiled.py's `_shown`: the search's order checked by
+ * code apart from the search's, each op's fields read anew. */
+static PyObject *
+in_real_time(PyObject *module, PyObject *line)
+{
+    if (!PyList_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "in_real_time: a list of ops");
+        return NULL;
+    }
+    Fields fields = {NULL, {0}};
+    PyObject *latest = NULL; /* owned */
+    int fits = 1;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(line) && fits == 1; k++) {
+        PyObject *op = PyList_GET_ITEM(line, k);
+        PyObject *ret = field(&fields, op, FIELD_RET), *call = NULL;
+        if (ret == NULL || (call = field(&fields, op, FIELD_CALL)) == NULL) {
+            fits = -1;
+        }
+        else if (ret != Py_None && latest != NULL) {
+            int before = PyObject_RichCompareBool(ret, latest, Py_LT);
+            fits = before < 0 ? -1 : !before;
+        }
+        if (fits == 1) {
+            int later = latest == NULL ? 1 : PyObject_RichCompareBool(call, latest, Py_GT);
+            if (later < 0) {
+                fits = -1;
+            }
+            else if (later) {
+                Py_XSETREF(latest, Py_NewRef(call));
+            }
+        }
+        Py_XDECREF(ret);
+        Py_XDECREF(call);
+    }
+    Py_XDECREF(latest);
+    if (fits < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(fits);
+}
+
 /* ---- the search as an object, run in slices: `Searcher` -------------------------------------- */
 
 typedef struct {
@@ -1533,8 +1615,10 @@ static PyTypeObject SearcherType = {
 static PyMethodDef methods[] = {
     {"first_linearization", first_linearization, METH_VARARGS,
      "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])\n"
-     "-> (order | None, steps taken)\n\n"
+     "-> (order | None, steps taken, refutation | None)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
+    {"in_real_time", in_real_time, METH_O,
+     "in_real_time(line) -> bool: no op of the list after one called after it returned."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,8 @@ def first_linearization(
     /,
 ) -> tuple[list[int] | None, int, tuple[list[int], int, int] | None]: ...
 
+def in_real_time(line: list[Operation], /) -> bool: ...
+
 class Searcher:
     """The search of one part, run in slices (`advance`): compiled.Alongside."""
 

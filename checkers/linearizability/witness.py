@@ -92,11 +92,19 @@ def replayed(model: SequentialModel, line: Sequence[Operation]) -> Sequence[Any]
     """The states after each op of `line`, if it is a linearization of its own ops (as
     `witnessed` checks one: real time, and the model accepts each op in turn from
     `model.init`); else None."""
+    if not in_real_time(line):
+        return None
+    return stepped(model, line)
+
+
+def in_real_time(line: Sequence[Operation]) -> bool:
+    """No op of `line` after one that was called after it returned: each op's return is no
+    earlier than the latest call before it (an op of unknown outcome has none to check)."""
     latest: float = -FOREVER
     try:
         for o in line:
             if o.ret < latest:  # type: ignore[operator]  # None: TypeError, below
-                return None
+                return False
             if o.call > latest:
                 latest = o.call
     except TypeError:  # an unknown outcome (no return): again, skipping those
@@ -104,9 +112,15 @@ def replayed(model: SequentialModel, line: Sequence[Operation]) -> Sequence[Any]
         for o in line:
             ret = o.ret
             if ret is not None and ret < latest:
-                return None
+                return False
             if o.call > latest:
                 latest = o.call
+    return True
+
+
+def stepped(model: SequentialModel, line: Sequence[Operation]) -> Sequence[Any] | None:
+    """The states after each op of `line` from `model.init` (`replay`, or `step` op by op), or
+    None where the model refuses one."""
     replay = model.tactics.replay
     if replay is not None:
         states = replay(model.init, line)

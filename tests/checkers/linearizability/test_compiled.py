@@ -324,3 +324,19 @@ def test_an_alike_op_is_held_back_only_while_its_twin_may_come_next(native: bool
     assert order == [0, 1, 2]
     beside = compiled_module.alongside(model, None, ops)
     assert beside is not None and beside.advance(100) is not None
+
+
+@needs_compiled
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.booleans()), max_size=8), st.randoms(use_true_random=False))
+def test_its_real_time_check_is_the_python_one(spans: list[tuple[int, int, bool]], rng: Any) -> None:
+    """`cwgl.in_real_time`, which checks the compiled search's orders apart from the search,
+    says what `witness.in_real_time` says of any line of ops, some of unknown outcome."""
+    from checkers.linearizability.witness import in_real_time
+
+    line = [Operation(id=k, process=k, f="write", key=None, input=k, output=None, call=c, ret=None if info else c + d)
+            for k, (c, d, info) in enumerate(spans)]
+    rng.shuffle(line)
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    assert wgl.in_real_time(line) is in_real_time(line)
