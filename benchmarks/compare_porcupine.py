@@ -20,7 +20,9 @@ public API (`porcupine_driver.py`, built in a temporary folder) and by us
 fill `--min-time` seconds, with the same time limit (`--timeout`; past it the verdict is
 "unknown" and the time counts as the limit). Rounds alternate which side goes first. Prints
 every history's verdicts and median times, the median ratio ours/Porcupine per family and
-size, the histories Porcupine decides and we do not, and one JSON line with every round.
+size, then per family, size and client count (the median of its ok and bad histories' ratios),
+the histories above 1.0, the histories Porcupine decides and we do not, and one JSON line with
+every round.
 """
 
 from __future__ import annotations
@@ -150,7 +152,9 @@ def report(names: list[str], rounds: list[dict[str, Any]], timeout: float) -> No
     print("| history | ours | Porcupine | ours (ms) | Porcupine (ms) | ratio |")
     print("|---|---|---|---|---|---|")
     ratios: dict[tuple[str, int], list[float]] = {}
+    by_clients: dict[tuple[str, int, str], list[float]] = {}
     missed, differ = [], []
+    over_one: set[str] = set()
     for name in names:
         ours = [r["ours"][name] for r in rounds]
         porc = [r["porcupine"][name] for r in rounds]
@@ -163,10 +167,13 @@ def report(names: list[str], rounds: list[dict[str, Any]], timeout: float) -> No
         family = next(f for f in history_families.FAMILIES if name.startswith(f + "-"))
         size = int(name[len(family) + 1 :].split("-")[0])
         ratios.setdefault((family, size), []).append(ratio)
+        by_clients.setdefault((family, size, name[len(family) + 1 :].split("-")[1]), []).append(ratio)
         if verdict_b != "unknown" and any(x["result"] == "unknown" for x in ours):
             missed.append(name)
         if "unknown" not in (verdict_a, verdict_b) and verdict_a != verdict_b:
             differ.append(name)
+        if ratio > 1.0:
+            over_one.add(name)
         mark = " (both at the limit)" if both_unknown else ""
         print(f"| {name} | {verdict_a} | {verdict_b} | {a * 1000:.1f} | {b * 1000:.1f} | {ratio:.2f}{mark} |")
     print()
@@ -179,6 +186,19 @@ def report(names: list[str], rounds: list[dict[str, Any]], timeout: float) -> No
     worst = max(statistics.median(v) for v in ratios.values())
     print()
     print(f"worst median ratio per family and size: {worst:.2f}")
+    print()
+    clients = sorted({c for _, _, c in by_clients}, key=lambda c: int(c[1:]))
+    print("| family | " + " | ".join(f"{s} {c}" for s in sizes for c in clients) + " |")
+    print("|---|" + "---|" * (len(sizes) * len(clients)))
+    for family in history_families.FAMILIES:
+        row = [f"{statistics.median(by_clients[(family, s, c)]):.2f}" if (family, s, c) in by_clients else ""
+               for s in sizes for c in clients]
+        print(f"| {family} | " + " | ".join(row) + " |")
+    worst_cell = max(statistics.median(v) for v in by_clients.values())
+    print()
+    print(f"worst median ratio per family, size and client count (of its ok and bad histories): {worst_cell:.2f}")
+    above = [name for name in names if name in over_one]
+    print(f"histories above 1.0: {above or 'none'}")
     print(f"decided by Porcupine, unknown for us (any round): {missed or 'none'}")
     print(f"verdicts that differ: {differ or 'none'}")
     print(json.dumps(rounds))
