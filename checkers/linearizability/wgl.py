@@ -186,7 +186,11 @@ class _Rounds:
         try:
             search = self.searches[i]
             base = max(1, SLICE >> GROWTH)  # (the generator's own slice: `_start`)
-            for _ in range(min(grown, max(1, SLICE // base))):
+            # (a part smaller than WITNESS_FROM ops has a full first slice, as it had before
+            # slices grew: its search most often ends within it, and the refutation and the
+            # compiled search asked of one that does not end are a fixed cost of each part)
+            full = max(1, SLICE // base)
+            for _ in range(full if first else min(grown, full)):
                 self.sizes[i] = next(search)
         except StopIteration as stop:
             result: PartitionResult = stop.value

@@ -99,7 +99,7 @@ def _decided_cases() -> list[tuple[str, tuple[Op, ...]]]:
     """Histories that need some search (histories unlike Porcupine's, linearizable and not,
     and the hard register history), small enough to decide in well under a second."""
     families = _families()
-    cases = [(f"hard register {n}", hard_history(n)) for n in (6, 8)]
+    cases = [(f"hard register {n}", hard_history(n)) for n in (6, 8, 10, 12)]
     for family in ("kv-reuse", "cas-register", "replicated-register"):
         for linearizable in (True, False):
             history = families.generate(family, 300, 10, linearizable, 7)  # type: ignore[attr-defined]
