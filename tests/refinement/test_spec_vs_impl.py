@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, note
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from campaign.formats.placements import placements_json
@@ -30,6 +30,12 @@ def topology_json(t: Topology) -> dict[str, Any]:
     }
 
 
+# Up to 20 steps, each a transformation drawn from the metadata it applies to (a topology of up
+# to 6 nodes of 3 tokens): on some seeds most examples outgrow Hypothesis's per-example budget
+# and its health check fails the test before any step is compared (seen once in CI's default
+# run: --hypothesis-seed=51408797120716086313043059392198778871). Such examples are discarded
+# either way; the ones that fit are still compared in full.
+@settings(suppress_health_check=[HealthCheck.data_too_large])
 @given(topologies(max_nodes=6, max_tokens=3), st.data())
 def test_spec_and_impl_accept_the_same_steps_and_place_replicas_alike(topology: Topology, data: st.DataObject) -> None:
     spec_m = ClusterMetadata.initial(topology)
