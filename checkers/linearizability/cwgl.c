@@ -417,9 +417,10 @@ unlift(Search *s, Py_ssize_t i)
  * the ok ops of the ok ops in flight at their call (the ok calls after the last return have
  * their returns after every call: counted as none left open, which does not matter here). */
 static int
-link_events(Search *s, PyObject **calls, PyObject **rets, PyObject *by_ret, Py_ssize_t *overlap)
+link_events(Search *s, PyObject **calls, PyObject **rets, const long long *at_call, const long long *at_ret,
+            const Py_ssize_t *ranked, Py_ssize_t *overlap)
 {
-    Py_ssize_t n = s->n, m = PyList_GET_SIZE(by_ret);
+    Py_ssize_t n = s->n, m = s->ok_left;
     Py_ssize_t last = 0, c = 0, r = 0, open = 0;
     *overlap = 0;
     while (c < n || r < m) {
@@ -428,17 +429,10 @@ link_events(Search *s, PyObject **calls, PyObject **rets, PyObject *by_ret, Py_s
             entry = 1 + c++;
         }
         else {
-            Py_ssize_t j = PyLong_AsSsize_t(PyList_GET_ITEM(by_ret, r));
-            if (j == -1 && PyErr_Occurred()) {
-                return -1;
-            }
-            if (j < 0 || j >= n || !s->ok[j]) {
-                PyErr_SetString(PyExc_ValueError, "by_ret: not the position of an ok op");
-                return -1;
-            }
+            Py_ssize_t j = ranked[r];
             int call_first = 0;
             if (c < n) {
-                call_first = PyObject_RichCompareBool(calls[c], rets[j], Py_LE);
+                call_first = at_call != NULL ? at_call[c] <= at_ret[j] : PyObject_RichCompareBool(calls[c], rets[j], Py_LE);
                 if (call_first < 0) {
                     return -1;
                 }
@@ -470,12 +464,10 @@ link_events(Search *s, PyObject **calls, PyObject **rets, PyObject *by_ret, Py_s
 
 static PyObject *name_f, *name_input, *name_output, *name_call, *name_ret;
 
-/* op.<field k> (a new reference; NULL with an exception), as getattr gives it. For ops of a
- * type whose field is a __slots__ member found the ordinary way (attrs' slotted classes:
- * `Operation`), read from its slot: a part of thousands of ops is read op by op here, and the
- * lookup by name costs more than the read. Any other type, or an empty slot: getattr. */
-static PyObject *
-field(Fields *fields, PyObject *op, int k)
+/* op.<field k> read from its slot, borrowed; NULL where it is not kept in one (or the slot is
+ * empty): then only getattr reads it (`field`). */
+static inline PyObject *
+slot_of(Fields *fields, PyObject *op, int k)
 {
     PyTypeObject *type = Py_TYPE(op);
     if (type != fields->type) {
@@ -489,11 +481,19 @@ field(Fields *fields, PyObject *op, int k)
                                     : -1;
         }
     }
-    if (fields->offset[k] >= 0) {
-        PyObject *value = *(PyObject **)((char *)op + fields->offset[k]);
-        if (value != NULL) {
-            return Py_NewRef(value);
-        }
+    return fields->offset[k] >= 0 ? *(PyObject **)((char *)op + fields->offset[k]) : NULL;
+}
+
+/* op.<field k> (a new reference; NULL with an exception), as getattr gives it. For ops of a
+ * type whose field is a __slots__ member found the ordinary way (attrs' slotted classes:
+ * `Operation`), read from its slot: a part of thousands of ops is read op by op here, and the
+ * lookup by name costs more than the read. Any other type, or an empty slot: getattr. */
+static PyObject *
+field(Fields *fields, PyObject *op, int k)
+{
+    PyObject *value = slot_of(fields, op, k);
+    if (value != NULL) {
+        return Py_NewRef(value);
     }
     PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret};
     return PyObject_GetAttr(op, names[k]);
@@ -995,51 +995,111 @@ set_twins(Search *s, PyObject *twins)
 static int
 by_return(const void *x, const void *y)
 {
-    const Py_ssize_t *a = x, *b = y;
+    const long long *a = x, *b = y;
     return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
 }
 
-/* The positions of the ok ops by return (ties by position), a new list, for `by_ret` None:
- * one pass over the ops less in Python (a part of thousands of ops is mostly cache misses).
- * Returns are ints there (`Operation.ret`); NULL with an exception (TypeError if one is not). */
-static PyObject *
-ok_by_ret(const Search *s, PyObject **rets)
+/* The positions of the ok ops by return (ties by position), into `ranked` (`ok_left` of
+ * them), for `by_ret` None: one pass over the ops less in Python (a part of thousands of ops is
+ * mostly cache misses). Returns are ints there (`Operation.ret`): `at_ret`, or where they were
+ * not read as C integers (`times_as_ints`), the objects `rets` (TypeError if one is not a
+ * 64-bit int: the caller sorts them). 0, or -1 with an exception. */
+static int
+ok_by_ret(const Search *s, PyObject **rets, const long long *at_ret, Py_ssize_t *ranked)
 {
     Py_ssize_t n = s->n, m = 0;
-    Py_ssize_t *pairs = PyMem_Malloc((size_t)(2 * s->ok_left + 1) * sizeof(Py_ssize_t));
+    long long *pairs = PyMem_Malloc((size_t)(2 * s->ok_left + 1) * sizeof(long long));
     if (pairs == NULL) {
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!s->ok[i]) {
             continue;
         }
-        if (!PyLong_Check(rets[i])) {
-            PyMem_Free(pairs);
-            PyErr_SetString(PyExc_TypeError, "by_ret None: every return an int");
-            return NULL;
+        long long r;
+        if (at_ret != NULL) {
+            r = at_ret[i];
         }
-        Py_ssize_t r = PyLong_AsSsize_t(rets[i]);
-        if (r == -1 && PyErr_Occurred()) {
-            PyMem_Free(pairs);
-            return NULL;
+        else {
+            if (!PyLong_Check(rets[i])) {
+                PyMem_Free(pairs);
+                PyErr_SetString(PyExc_TypeError, "by_ret None: every return an int");
+                return -1;
+            }
+            int overflow = 0;
+            r = PyLong_AsLongLongAndOverflow(rets[i], &overflow);
+            if (overflow || (r == -1 && PyErr_Occurred())) {
+                PyMem_Free(pairs);
+                if (overflow) {
+                    PyErr_SetString(PyExc_TypeError, "by_ret None: every return a 64-bit int");
+                }
+                return -1;
+            }
         }
         pairs[2 * m] = r;
         pairs[2 * m + 1] = i;
         m++;
     }
-    qsort(pairs, (size_t)m, 2 * sizeof(Py_ssize_t), by_return);
-    PyObject *list = PyList_New(m);
-    for (Py_ssize_t k = 0; list != NULL && k < m; k++) {
-        PyObject *position = PyLong_FromSsize_t(pairs[2 * k + 1]);
-        if (position == NULL) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, k, position);
+    qsort(pairs, (size_t)m, 2 * sizeof(long long), by_return);
+    for (Py_ssize_t k = 0; k < m; k++) {
+        ranked[k] = (Py_ssize_t)pairs[2 * k + 1];
     }
     PyMem_Free(pairs);
-    return list;
+    return 0;
+}
+
+/* The list `by_ret` into `ranked`: every entry the position of an ok op, `ok_left` of them. 0,
+ * or -1 with an exception. */
+static int
+given_by_ret(const Search *s, PyObject *by_ret, Py_ssize_t *ranked)
+{
+    if (PyList_GET_SIZE(by_ret) != s->ok_left) {
+        PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < s->ok_left; k++) {
+        Py_ssize_t j = PyLong_AsSsize_t(PyList_GET_ITEM(by_ret, k));
+        if (j == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (j < 0 || j >= s->n || !s->ok[j]) {
+            PyErr_SetString(PyExc_ValueError, "by_ret: not the position of an ok op");
+            return -1;
+        }
+        ranked[k] = j;
+    }
+    return 0;
+}
+
+/* Every op's call and return as C integers (`at_call`, `at_ret`; `ok` set), read borrowed from
+ * the ops' slots: 1 when every op keeps exact ints there in range (`Operation`), so they are
+ * compared without a Python call and without a reference taken and given back (a part of
+ * thousands of ops is mostly cache misses, and each of those is one more pass over them); 0
+ * where one does not (they are read and compared as objects). */
+static int
+times_as_ints(Search *s, PyObject *ops, long long *at_call, long long *at_ret)
+{
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        PyObject *op = PyTuple_GET_ITEM(ops, i);
+        PyObject *call = slot_of(&s->fields, op, FIELD_CALL), *ret = slot_of(&s->fields, op, FIELD_RET);
+        int overflow = 0;
+        if (call == NULL || ret == NULL || !PyLong_CheckExact(call)) {
+            return 0;
+        }
+        at_call[i] = PyLong_AsLongLongAndOverflow(call, &overflow);
+        s->ok[i] = ret != Py_None;
+        if (s->ok[i]) {
+            if (!PyLong_CheckExact(ret) || overflow) {
+                return 0;
+            }
+            at_ret[i] = PyLong_AsLongLongAndOverflow(ret, &overflow);
+        }
+        if (overflow || (i > 0 && at_call[i - 1] > at_call[i])) {
+            return 0; /* (out of order: the objects' comparison says so, with its error) */
+        }
+    }
+    return 1;
 }
 
 /* What `search_run` ended with. */
@@ -1085,48 +1145,59 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
     s->stack_phase = PyMem_Malloc((size_t)(n + 1));
     s->best_op = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     s->best_depth = s->best_fail = s->far_rp = -1;
-    PyObject **calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
-    PyObject **rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+    PyObject **calls = NULL, **rets = NULL;
+    long long *at_call = PyMem_Malloc((size_t)(n + 1) * sizeof(long long));
+    long long *at_ret = PyMem_Malloc((size_t)(n + 1) * sizeof(long long));
+    Py_ssize_t *ranked = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     int status = -1;
     if (!s->next || !s->prev || !s->keys || !s->bits || !s->stack_op || !s->stack_state || !s->ok || !s->forced
         || !s->kind || !s->a || !s->b || !s->twin || !s->call_rank || !s->ret_rank || !s->by_ret || !s->stack_rp
-        || !s->stack_phase || !s->best_op || !calls || !rets) {
+        || !s->stack_phase || !s->best_op || !at_call || !at_ret || !ranked) {
         PyErr_NoMemory();
         goto done;
     }
     uint64_t seed = 0x7463636865636bULL; /* fixed: the same keys every run */
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *op = PyTuple_GET_ITEM(ops, i);
         s->keys[i] = splitmix64(&seed);
         s->prev[1 + i] = -1;
-        if ((calls[i] = field(&s->fields, op, FIELD_CALL)) == NULL || (rets[i] = field(&s->fields, op, FIELD_RET)) == NULL) {
+    }
+    if (!times_as_ints(s, ops, at_call, at_ret)) {
+        /* (not `Operation`s, or times that are not ints: read and compared as objects) */
+        PyMem_Free(at_call);
+        PyMem_Free(at_ret);
+        at_call = at_ret = NULL;
+        calls = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+        rets = PyMem_Calloc((size_t)(n + 1), sizeof(PyObject *));
+        if (!calls || !rets) {
+            PyErr_NoMemory();
             goto done;
         }
-        if (i > 0) {
-            int ordered = PyObject_RichCompareBool(calls[i - 1], calls[i], Py_LE);
-            if (ordered <= 0) {
-                if (ordered == 0) {
-                    PyErr_SetString(PyExc_ValueError, "ops: not in call order");
-                }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *op = PyTuple_GET_ITEM(ops, i);
+            if ((calls[i] = field(&s->fields, op, FIELD_CALL)) == NULL
+                || (rets[i] = field(&s->fields, op, FIELD_RET)) == NULL) {
                 goto done;
             }
+            if (i > 0) {
+                int ordered = PyObject_RichCompareBool(calls[i - 1], calls[i], Py_LE);
+                if (ordered <= 0) {
+                    if (ordered == 0) {
+                        PyErr_SetString(PyExc_ValueError, "ops: not in call order");
+                    }
+                    goto done;
+                }
+            }
+            s->ok[i] = rets[i] != Py_None;
         }
-        s->ok[i] = rets[i] != Py_None;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
         s->ok_left += s->ok[i];
     }
-    PyObject *ranked = by_ret == Py_None ? ok_by_ret(s, rets) : Py_NewRef(by_ret);
-    if (ranked == NULL) {
-        goto done;
-    }
-    if (PyList_GET_SIZE(ranked) != s->ok_left) {
-        PyErr_SetString(PyExc_ValueError, "by_ret: not every ok op once");
-        Py_DECREF(ranked);
+    if ((by_ret == Py_None ? ok_by_ret(s, rets, at_ret, ranked) : given_by_ret(s, by_ret, ranked)) < 0) {
         goto done;
     }
     Py_ssize_t overlap;
-    int linked = link_events(s, calls, rets, ranked, &overlap);
-    Py_DECREF(ranked);
-    if (linked < 0) {
+    if (link_events(s, calls, rets, at_call, at_ret, ranked, &overlap) < 0) {
         goto done;
     }
     if ((double)overlap > max_overlap * (double)s->ok_left) {
@@ -1178,6 +1249,9 @@ done:
     }
     PyMem_Free(calls);
     PyMem_Free(rets);
+    PyMem_Free(at_call);
+    PyMem_Free(at_ret);
+    PyMem_Free(ranked);
     return status;
 }
 

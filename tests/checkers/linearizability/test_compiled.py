@@ -96,6 +96,42 @@ def test_it_finds_a_linearization_exactly_when_there_is_one(case: tuple[str, tup
             _assert_deepest(model, ops, refuted)
 
 
+@needs_compiled
+@settings(max_examples=200)
+@given(st.sampled_from(("register", "cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=9, processes=4))),
+    st.sampled_from(("float", "huge", "namespace")), st.booleans())
+def test_times_read_as_objects_give_what_ints_give(case: tuple[str, tuple], times: str, given_by_ret: bool) -> None:
+    """cwgl reads an `Operation`'s call and return as C integers; times it cannot read so
+    (floats, ints past 64 bits, ops of another type, read by getattr) are compared as Python
+    objects, and the search answers the same, by return order given or found in C."""
+    import types
+
+    name, history = case
+    model = MODELS[name]
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    kinds = dict(model.tactics.step_kinds)
+    for _, ops in partition(model, pair(history)):
+        if times == "namespace":
+            other = tuple(types.SimpleNamespace(**{f: getattr(o, f) for f in ("f", "input", "output", "call", "ret")})
+                          for o in ops)
+        else:
+            def moved(t: Any) -> Any:
+                return None if t is None else float(t) if times == "float" else t + 2**70
+            other = tuple(Operation(id=o.id, process=o.process, f=o.f, key=o.key, input=o.input, output=o.output,
+                                    call=moved(o.call), ret=moved(o.ret)) for o in ops)
+        rets: list[Any] = [o.ret for o in ops]
+        by_ret = sorted([i for i, r in enumerate(rets) if r is not None], key=rets.__getitem__) if given_by_ret else None
+        expected = wgl.first_linearization(ops, by_ret, model.init, 10**6, math.inf, kinds, None, None)
+        try:
+            got = wgl.first_linearization(other, by_ret, model.init, 10**6, math.inf, kinds, None, None)
+        except TypeError:  # (returns found in C only when they are 64-bit ints: else the caller sorts them)
+            assert by_ret is None and times in ("float", "huge")
+            continue
+        assert got == expected
+
+
 def _assert_deepest(model: SequentialModel, ops: tuple[Operation, ...], refuted: tuple[list[int], int, int]) -> None:
     """What the compiled search shows a part not linearizable by, as the Python search's
     `Deepest` keeps it: a partial linearization closed under real time (every op that returned
