@@ -32,37 +32,24 @@ may differ from the Python search's: another of the same part.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable
 from itertools import islice
 from operator import le
 from types import ModuleType
 from typing import Any
 
+from checkers.linearizability import native
 from checkers.linearizability.bounds import SLICE
 from checkers.linearizability.history import Operation
+from checkers.linearizability.native import PURE_PYTHON as PURE_PYTHON  # (re-exported: the switch)
+from checkers.linearizability.native import pure_python as pure_python
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
-from checkers.linearizability.witness import replayed, stepped
+from checkers.linearizability.witness import lined_up, replayed, stepped
 
-PURE_PYTHON = "TCMCHECK_PURE_PYTHON"
-"""The switch that keeps the compiled search out: `TCMCHECK_PURE_PYTHON=1` (any value but empty
-or 0) and cwgl is not even imported; every part is decided in Python, with the same verdicts
-(for a suspected fault in the C code, or to compare). Read once, when this module is imported."""
-
-
-def pure_python() -> bool:
-    """Is the compiled search switched off (`TCMCHECK_PURE_PYTHON`)?"""
-    return os.environ.get(PURE_PYTHON, "") not in ("", "0")
-
-
-cwgl: ModuleType | None = None
-if not pure_python():
-    try:
-        from checkers.linearizability import cwgl
-    except ImportError:  # built without a C compiler: the Python search decides every part
-        cwgl = None
+cwgl: ModuleType | None = native.cwgl
+"""The compiled module, or None (native.py); tests switch it off here."""
 
 STEPS_PER_OP = 8
 """The budget, in steps per op of the part, plus `STEPS_AT_LEAST` (a step: one op tried in
@@ -193,26 +180,26 @@ def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: b
 def _shown(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...], ordered: tuple[Operation, ...],
            order: list[int], taken: int) -> PartitionResult | None:
     """The part's result from the compiled search's order, checked from scratch as `witnessed`
-    checks one (each position once, every ok op placed, real time — `cwgl.in_real_time`, code
-    apart from the search's, reading each op's fields anew — and every output by the model:
-    `stepped`); None for a wrong order (never: tests/checkers/test_compiled.py). (Not through
-    `witnessed` itself: on a part of thousands of ops each pass over them in Python is mostly
-    cache misses, and that one would make four more.)"""
-    placed = set(order)
-    if len(placed) != len(order) or order and not 0 <= min(order) <= max(order) < len(ordered):
+    checks one (each position once and real time — `lined_up`, code apart from the search's,
+    reading each op's fields anew —, every ok op placed, and every output by the model:
+    `stepped`); None for a wrong order (never: tests/checkers/test_compiled.py). (Not
+    `witnessed` itself: the info ops the search left out come last, as never taking effect.)"""
+    got = lined_up(ordered, order)
+    if got is None:
         return None
-    line = [ordered[p] for p in order]
-    assert cwgl is not None
-    states = stepped(model, line) if cwgl.in_real_time(line) else None
+    line, ids = got
+    states = stepped(model, line)
     if states is None:
         return None
     # the info ops it did not linearize took effect last (as good as never: nothing observes it)
-    unused = [] if len(order) == len(ordered) else [o for p, o in enumerate(ordered) if p not in placed]
+    unused = []
+    if len(order) < len(ordered):
+        placed = set(order)
+        unused = [o for p, o in enumerate(ordered) if p not in placed]
     if any(o.ret is not None for o in unused):
         return None
     states = list(states)
-    return found_order(model, key, ops, [o.id for o in line], states, states[-1] if states else model.init,
-                       unused, taken)
+    return found_order(model, key, ops, ids, states, states[-1] if states else model.init, unused, taken)
 
 
 def _refuted(key: Hashable, ops: tuple[Operation, ...], model: SequentialModel, ordered: tuple[Operation, ...],

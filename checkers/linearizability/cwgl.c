@@ -56,7 +56,7 @@
 #define SLOT_WORDS 5
 
 /* The op fields read here (`field`), and where a type keeps them. */
-enum { FIELD_F, FIELD_INPUT, FIELD_OUTPUT, FIELD_CALL, FIELD_RET, FIELDS };
+enum { FIELD_F, FIELD_INPUT, FIELD_OUTPUT, FIELD_CALL, FIELD_RET, FIELD_ID, FIELDS };
 typedef struct {
     PyTypeObject *type;          /* (borrowed) the type `offset` is for; NULL: none yet */
     Py_ssize_t offset[FIELDS];   /* its slot's offset, or -1 (getattr) */
@@ -462,7 +462,7 @@ link_events(Search *s, PyObject **calls, PyObject **rets, const long long *at_ca
     return 0;
 }
 
-static PyObject *name_f, *name_input, *name_output, *name_call, *name_ret;
+static PyObject *name_f, *name_input, *name_output, *name_call, *name_ret, *name_id;
 
 /* op.<field k> read from its slot, borrowed; NULL where it is not kept in one (or the slot is
  * empty): then only getattr reads it (`field`). */
@@ -471,7 +471,7 @@ slot_of(Fields *fields, PyObject *op, int k)
 {
     PyTypeObject *type = Py_TYPE(op);
     if (type != fields->type) {
-        PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret};
+        PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret, name_id};
         fields->type = type;
         for (int j = 0; j < FIELDS; j++) {
             PyObject *d = type->tp_getattro == PyObject_GenericGetAttr ? _PyType_Lookup(type, names[j]) : NULL;
@@ -495,7 +495,7 @@ field(Fields *fields, PyObject *op, int k)
     if (value != NULL) {
         return Py_NewRef(value);
     }
-    PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret};
+    PyObject *names[FIELDS] = {name_f, name_input, name_output, name_call, name_ret, name_id};
     return PyObject_GetAttr(op, names[k]);
 }
 
@@ -1530,25 +1530,55 @@ first_linearization(PyObject *module, PyObject *args)
     return result;
 }
 
-/* in_real_time(line) -> bool: is the list `line` of ops in an order real time allows, no op after
- * one called after it returned (each ok op's return no earlier than the latest call before it;
- * an op of unknown outcome, `ret` None, has no return to check)? The half of `witnessed`'s check
- * of an order that needs no model, for compiled.py's `_shown`: the search's order checked by
- * code apart from the search's, each op's fields read anew. */
-static PyObject *
-in_real_time(PyObject *module, PyObject *line)
+/* The real-time check of a line of ops, op by op (`line_step`), each op's call and return read
+ * as C integers from its slots; where an op keeps other times (or is of another type), `ints`
+ * turns 0 and the line is checked again with the times compared as objects (`line_objects`). */
+typedef struct {
+    long long latest; /* the latest call so far */
+    int any;          /* an op so far */
+    int ints;         /* every op so far kept exact ints in range */
+} Line;
+
+/* 1: op may follow the ops before it in `line` (its return, if any, no earlier than the latest
+ * call before it); 0: it may not; with `ints` turned 0 where its times are not C integers. */
+static inline int
+line_step(Fields *fields, Line *line, PyObject *op)
 {
-    if (!PyList_Check(line)) {
-        PyErr_SetString(PyExc_TypeError, "in_real_time: a list of ops");
-        return NULL;
+    PyObject *call = slot_of(fields, op, FIELD_CALL), *ret = slot_of(fields, op, FIELD_RET);
+    int overflow = 0;
+    if (call == NULL || ret == NULL || !PyLong_CheckExact(call) || (ret != Py_None && !PyLong_CheckExact(ret))) {
+        line->ints = 0;
+        return 1;
     }
-    Fields fields = {NULL, {0}};
+    long long c = PyLong_AsLongLongAndOverflow(call, &overflow);
+    if (!overflow && ret != Py_None) {
+        long long r = PyLong_AsLongLongAndOverflow(ret, &overflow);
+        if (!overflow && line->any && r < line->latest) {
+            return 0;
+        }
+    }
+    if (overflow) {
+        line->ints = 0;
+        return 1;
+    }
+    if (!line->any || c > line->latest) {
+        line->latest = c;
+        line->any = 1;
+    }
+    return 1;
+}
+
+/* `in_real_time` with the times compared as Python objects (any that compare): 1, 0, or -1
+ * with an exception. */
+static int
+line_objects(Fields *fields, PyObject *line)
+{
     PyObject *latest = NULL; /* owned */
     int fits = 1;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(line) && fits == 1; k++) {
         PyObject *op = PyList_GET_ITEM(line, k);
-        PyObject *ret = field(&fields, op, FIELD_RET), *call = NULL;
-        if (ret == NULL || (call = field(&fields, op, FIELD_CALL)) == NULL) {
+        PyObject *ret = field(fields, op, FIELD_RET), *call = NULL;
+        if (ret == NULL || (call = field(fields, op, FIELD_CALL)) == NULL) {
             fits = -1;
         }
         else if (ret != Py_None && latest != NULL) {
@@ -1568,10 +1598,91 @@ in_real_time(PyObject *module, PyObject *line)
         Py_XDECREF(call);
     }
     Py_XDECREF(latest);
-    if (fits < 0) {
+    return fits;
+}
+
+/* in_real_time(line) -> bool: is the list `line` of ops in an order real time allows, no op after
+ * one called after it returned (each ok op's return no earlier than the latest call before it;
+ * an op of unknown outcome, `ret` None, has no return to check)? As witness.py's `in_real_time`
+ * says, by code apart from the search's, each op's fields read anew. */
+static PyObject *
+in_real_time(PyObject *module, PyObject *line)
+{
+    if (!PyList_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "in_real_time: a list of ops");
         return NULL;
     }
-    return PyBool_FromLong(fits);
+    Fields fields = {NULL, {0}};
+    Line at = {0, 0, 1};
+    int fits = 1;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(line) && fits && at.ints; k++) {
+        fits = line_step(&fields, &at, PyList_GET_ITEM(line, k));
+    }
+    if (fits && !at.ints) {
+        fits = line_objects(&fields, line);
+    }
+    return fits < 0 ? NULL : PyBool_FromLong(fits);
+}
+
+/* lined_up(ops, order) -> (line, ids) | None: the ops at the positions `order` (a list of
+ * ints) of the tuple `ops`, in that order, and their ids (a tuple), if each position is one of
+ * `ops` and comes once, and the line keeps real time (`in_real_time`); else None. What
+ * witness.py's `lined_up` does in four passes over the ops (each position once, the line,
+ * real time, the ids), in one: the first half of checking an order found without the model
+ * (a guess's, or the compiled search's), by code apart from the search's; the model's half,
+ * every output, is Python's (`stepped`). */
+static PyObject *
+lined_up(PyObject *module, PyObject *args)
+{
+    PyObject *ops, *order;
+    if (!PyArg_ParseTuple(args, "O!O!:lined_up", &PyTuple_Type, &ops, &PyList_Type, &order)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(ops), m = PyList_GET_SIZE(order);
+    char *placed = PyMem_Calloc((size_t)n + 1, 1);
+    PyObject *line = PyList_New(m), *ids = PyTuple_New(m), *result = NULL;
+    if (placed == NULL || line == NULL || ids == NULL) {
+        if (placed == NULL) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    Fields fields = {NULL, {0}};
+    Line at = {0, 0, 1};
+    int fits = 1;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_ssize_t p = PyLong_AsSsize_t(PyList_GET_ITEM(order, k));
+        if (p == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (p < 0 || p >= n || placed[p]) {
+            fits = 0;
+            break;
+        }
+        placed[p] = 1;
+        PyObject *op = PyTuple_GET_ITEM(ops, p);
+        PyList_SET_ITEM(line, k, Py_NewRef(op));
+        PyObject *id = field(&fields, op, FIELD_ID);
+        if (id == NULL) {
+            goto done;
+        }
+        PyTuple_SET_ITEM(ids, k, id);
+        if (fits && at.ints) {
+            fits = line_step(&fields, &at, op);
+        }
+    }
+    if (fits && !at.ints) {
+        fits = line_objects(&fields, line);
+        if (fits < 0) {
+            goto done;
+        }
+    }
+    result = fits ? PyTuple_Pack(2, line, ids) : Py_NewRef(Py_None);
+done:
+    PyMem_Free(placed);
+    Py_XDECREF(line);
+    Py_XDECREF(ids);
+    return result;
 }
 
 /* ---- the search as an object, run in slices: `Searcher` -------------------------------------- */
@@ -1693,6 +1804,9 @@ static PyMethodDef methods[] = {
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {"in_real_time", in_real_time, METH_O,
      "in_real_time(line) -> bool: no op of the list after one called after it returned."},
+    {"lined_up", lined_up, METH_VARARGS,
+     "lined_up(ops, order) -> (line, ids) | None: the ops at the positions `order`, each once, if the line "
+     "keeps real time."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1709,7 +1823,8 @@ PyInit_cwgl(void)
                            || (name_input = PyUnicode_InternFromString("input")) == NULL
                            || (name_output = PyUnicode_InternFromString("output")) == NULL
                            || (name_call = PyUnicode_InternFromString("call")) == NULL
-                           || (name_ret = PyUnicode_InternFromString("ret")) == NULL)) {
+                           || (name_ret = PyUnicode_InternFromString("ret")) == NULL
+                           || (name_id = PyUnicode_InternFromString("id")) == NULL)) {
         return NULL;
     }
     if (PyType_Ready(&SearcherType) < 0) {

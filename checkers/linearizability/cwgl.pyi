@@ -20,6 +20,8 @@ def first_linearization(
 
 def in_real_time(line: list[Operation], /) -> bool: ...
 
+def lined_up(ops: tuple[Operation, ...], order: list[int], /) -> tuple[list[Operation], tuple[int, ...]] | None: ...
+
 class Searcher:
     """The search of one part, run in slices (`advance`): compiled.Alongside."""
 

@@ -367,7 +367,7 @@ def found_order(
     model: SequentialModel,
     key: Hashable,
     ops: tuple[Operation, ...],
-    order: list[int],
+    order: Sequence[int],
     states: list[Any],
     state: Any,
     unused: list[Operation],
@@ -375,11 +375,13 @@ def found_order(
 ) -> PartitionResult:
     """A linearization: `order` (op ids) with `states` (after each), then the info ops it did
     not use, last."""
+    if unused:
+        order = list(order)
     for o in sorted(unused, key=lambda o: o.call) if unused else ():
         after = model.step(state, o)
         if after is not None:
             state = after
-        order.append(o.id)
+        order.append(o.id)  # type: ignore[attr-defined]  # (a list: above)
         states.append(state)
     return PartitionResult(
         key=key, operations=ops, valid=True, linearization=tuple(order), states=tuple(states), explored=entries

@@ -376,3 +376,31 @@ def test_its_real_time_check_is_the_python_one(spans: list[tuple[int, int, bool]
     wgl = compiled_module.cwgl
     assert wgl is not None
     assert wgl.in_real_time(line) is in_real_time(line)
+
+
+@needs_compiled
+@settings(max_examples=400)
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 6), st.booleans()), max_size=8),
+       st.lists(st.integers(-1, 9), max_size=10), st.sampled_from(("int", "float", "huge", "namespace")))
+def test_its_line_of_an_order_is_the_python_one(spans: list[tuple[int, int, bool]], order: list[int],
+                                                times: str) -> None:
+    """`cwgl.lined_up`, which checks an order's positions and real time apart from the search
+    (for `witnessed` and the compiled search's orders), gives what `lined_up_in_python` gives:
+    positions repeated or out of range, any order of ops some of unknown outcome, and times that
+    are not 64-bit ints or ops of another type (compared as objects)."""
+    import types
+
+    from checkers.linearizability.witness import lined_up_in_python
+
+    def at(t: int) -> Any:
+        return float(t) if times == "float" else t + 2**70 if times == "huge" else t
+
+    ops: tuple[Any, ...] = tuple(
+        Operation(id=100 + k, process=k, f="write", key=None, input=k, output=None, call=at(c),
+                  ret=None if info else at(c + d))
+        for k, (c, d, info) in enumerate(spans))
+    if times == "namespace":
+        ops = tuple(types.SimpleNamespace(id=o.id, call=o.call, ret=o.ret) for o in ops)
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    assert wgl.lined_up(ops, order) == lined_up_in_python(ops, order)
