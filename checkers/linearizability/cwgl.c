@@ -1685,6 +1685,559 @@ done:
     return result;
 }
 
+/* ---- the register's chains (register_fast.py), read off its values ----------------------------
+ *
+ * `register_chains(ops, first)` is register_fast.py's `_scan`, `_taken` and `_order` (with
+ * units.py's `arrange`) for ops whose fields are in slots, with int times: the same answer, op for
+ * op (a Hypothesis test holds the two alike), in one pass over the ops where Python makes five,
+ * each mostly cache misses on a part of thousands of ops. register_fast.py says why the chains are
+ * a linearization; the caller checks the order from scratch (`witnessed`) as any guess's. */
+
+#define NOBODY (-2) /* no op (a value's writer or swap); -1 is the initial state's writer */
+
+static PyObject *name_read, *name_write, *name_cas;
+
+/* Is `f` the string `name`? 1, 0, or -1 with an exception. (`pair` interns f: most often the
+ * same object.) */
+static inline int
+is_name(PyObject *f, PyObject *name)
+{
+    if (f == name) {
+        return 1;
+    }
+    if (PyUnicode_CheckExact(f)) {
+        return PyUnicode_Compare(f, name) == 0;
+    }
+    return PyObject_RichCompareBool(f, name, Py_EQ);
+}
+
+/* The number of `value` in `numbers` (made if new; `count` grows): >= 0, or -1 with an exception
+ * (TypeError for an unhashable value: the caller gives up, as with Python's dicts). */
+static Py_ssize_t
+number_of(PyObject *numbers, PyObject *value, Py_ssize_t *count)
+{
+    PyObject *known = PyDict_GetItemWithError(numbers, value);
+    if (known != NULL) {
+        return PyLong_AsSsize_t(known);
+    }
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *number = PyLong_FromSsize_t(*count);
+    if (number == NULL || PyDict_SetItem(numbers, value, number) < 0) {
+        Py_XDECREF(number);
+        return -1;
+    }
+    Py_DECREF(number);
+    return (*count)++;
+}
+
+/* (key, position) pairs, the largest key first, ties by position: Python's stable sort with
+ * reverse=True. */
+static int
+by_larger(const void *x, const void *y)
+{
+    const long long *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* units.py's `arrange(c, d)`: the units (latest call `c`, earliest return `d`) in an order in
+ * which each may follow every one before it, into `order` (1); or two units each of which must
+ * come before the other, into `order[0]`, `order[1]` (0). -1 with MemoryError. */
+static int
+arrange_units(const long long *c, const long long *d, Py_ssize_t n, Py_ssize_t *order)
+{
+    if (n == 2) {
+        if (c[0] <= d[1] || c[1] <= d[0]) {
+            order[0] = c[0] <= d[1] ? 0 : 1;
+            order[1] = 1 - order[0];
+            return 1;
+        }
+        order[0] = 0;
+        order[1] = 1;
+        return 0;
+    }
+    long long *pairs = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(long long));
+    Py_ssize_t *by_c = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *by_d = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    char *taken = PyMem_Calloc((size_t)n + 1, 1);
+    int status = -1;
+    Py_ssize_t k;
+    if (pairs == NULL || by_c == NULL || by_d == NULL || taken == NULL) {
+        goto done;
+    }
+    /* most often the units in the order of their latest calls will do (sorted stably: ties by
+     * position, as `by_return` sorts pairs) */
+    for (k = 0; k < n; k++) {
+        pairs[2 * k] = c[k];
+        pairs[2 * k + 1] = k;
+    }
+    qsort(pairs, (size_t)n, 2 * sizeof(long long), by_return);
+    for (k = 1; k < n && d[pairs[2 * k + 1]] >= c[pairs[2 * k - 1]]; k++) {
+    }
+    if (k >= n) {
+        for (k = 0; k < n; k++) {
+            order[k] = (Py_ssize_t)pairs[2 * k + 1];
+        }
+        status = 1;
+        goto done;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const long long *key = pass == 0 ? c : d;
+        Py_ssize_t *into = pass == 0 ? by_c : by_d;
+        for (k = 0; k < n; k++) {
+            pairs[2 * k] = key[k];
+            pairs[2 * k + 1] = k;
+        }
+        qsort(pairs, (size_t)n, 2 * sizeof(long long), by_larger);
+        for (k = 0; k < n; k++) {
+            into[k] = (Py_ssize_t)pairs[2 * k + 1];
+        }
+    }
+    Py_ssize_t placed = 0, ci = 0, di = 0;
+    while (placed < n) {
+        while (taken[by_c[ci]]) {
+            ci++;
+        }
+        Py_ssize_t top = by_c[ci];
+        long long c_top = c[top];
+        Py_ssize_t before = placed;
+        while (di < n && d[by_d[di]] >= c_top) {
+            Py_ssize_t u = by_d[di++];
+            if (!taken[u]) {
+                taken[u] = 1;
+                order[n - 1 - placed++] = u; /* (from the back) */
+            }
+        }
+        if (placed > before) {
+            continue;
+        }
+        Py_ssize_t next = ci + 1;
+        while (next < n && taken[by_c[next]]) {
+            next++;
+        }
+        if (next < n && d[top] < c[by_c[next]]) {
+            order[0] = top;
+            order[1] = by_c[next];
+            status = 0;
+            goto done;
+        }
+        taken[top] = 1;
+        order[n - 1 - placed++] = top;
+    }
+    status = 1;
+done:
+    PyMem_Free(pairs);
+    PyMem_Free(by_c);
+    PyMem_Free(by_d);
+    PyMem_Free(taken);
+    if (status < 0) {
+        PyErr_NoMemory();
+    }
+    return status;
+}
+
+/* What `register_chains` reads of a part: per op (n), and per value (at most 2n + 1 of them:
+ * each op reads, writes or expects at most two, and the initial one). */
+enum { RC_READ, RC_WRITE, RC_CAS };
+
+typedef struct {
+    Py_ssize_t n;
+    char *kind, *ok, *taken;
+    long long *call, *ret;
+    Py_ssize_t *expected;                /* per cas: the value it expects */
+    Py_ssize_t *new_value;               /* per write and cas: the value it leaves */
+    Py_ssize_t *next_reader;             /* per ok read: the next ok read of its value (-1: none) */
+    Py_ssize_t *writes;                  /* the writes' positions, in order */
+    Py_ssize_t nwrites;
+    Py_ssize_t *writer, *swap;           /* per value: NOBODY, -1 (the initial state) or an op */
+    Py_ssize_t *first_reader, *last_reader;
+    Py_ssize_t *stack;                   /* `chains_take`'s values to look at */
+    Py_ssize_t *flat, *start;            /* the chains' positions, one after another; where each starts */
+    long long *c, *d;                    /* per chain: latest call, earliest return (LLONG_MAX: none) */
+    Py_ssize_t *ranked;
+} Chains;
+
+static void
+chains_free(Chains *r)
+{
+    void *all[] = {r->kind, r->ok, r->taken, r->call, r->ret, r->expected, r->new_value, r->next_reader,
+                   r->writes, r->writer, r->swap, r->first_reader, r->last_reader, r->stack, r->flat, r->start,
+                   r->c, r->d, r->ranked};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        PyMem_Free(all[k]);
+    }
+}
+
+/* register_fast.py's `_scan`, in one pass over the ops (the values numbered by `numbers`, a dict,
+ * so told apart as Python's dicts tell them): 1, read; 0, give up (None); 2, not for here (a
+ * field not in a slot, times that are not 64-bit ints, a cas's input not a tuple or list of two:
+ * the Python code answers); -1 with an exception (TypeError: an unhashable value). */
+static int
+chains_scan(Chains *r, PyObject *ops, PyObject *first, PyObject *numbers)
+{
+    Py_ssize_t n = r->n, count = 0;
+    Fields fields = {NULL, {0}};
+    Py_ssize_t v0 = number_of(numbers, first, &count);
+    if (v0 < 0) {
+        return -1;
+    }
+    r->writer[v0] = -1;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *op = PyTuple_GET_ITEM(ops, j);
+        PyObject *f = slot_of(&fields, op, FIELD_F), *call = slot_of(&fields, op, FIELD_CALL);
+        PyObject *ret = slot_of(&fields, op, FIELD_RET);
+        if (f == NULL || call == NULL || ret == NULL || !PyLong_CheckExact(call)
+            || (ret != Py_None && !PyLong_CheckExact(ret))) {
+            return 2;
+        }
+        int overflow = 0;
+        r->call[j] = PyLong_AsLongLongAndOverflow(call, &overflow);
+        r->ok[j] = r->taken[j] = ret != Py_None;
+        if (!overflow && r->ok[j]) {
+            r->ret[j] = PyLong_AsLongLongAndOverflow(ret, &overflow);
+        }
+        if (overflow || (r->ok[j] && r->ret[j] == LLONG_MAX)) {
+            return 2; /* (LLONG_MAX stands for no return: `chains_order`) */
+        }
+        int is = is_name(f, name_read);
+        if (is < 0) {
+            return -1;
+        }
+        if (is) {
+            r->kind[j] = RC_READ;
+            if (r->ok[j]) {
+                PyObject *output = slot_of(&fields, op, FIELD_OUTPUT);
+                if (output == NULL) {
+                    return 2;
+                }
+                Py_ssize_t v = number_of(numbers, output, &count);
+                if (v < 0) {
+                    return -1;
+                }
+                r->next_reader[j] = -1;
+                if (r->first_reader[v] == NOBODY) {
+                    r->first_reader[v] = j;
+                }
+                else {
+                    r->next_reader[r->last_reader[v]] = j;
+                }
+                r->last_reader[v] = j;
+            }
+            continue;
+        }
+        PyObject *value = slot_of(&fields, op, FIELD_INPUT);
+        if (value == NULL) {
+            return 2;
+        }
+        if ((is = is_name(f, name_write)) < 0) {
+            return -1;
+        }
+        if (is) {
+            r->kind[j] = RC_WRITE;
+            r->writes[r->nwrites++] = j;
+        }
+        else {
+            if ((is = is_name(f, name_cas)) < 0) {
+                return -1;
+            }
+            if (!is) {
+                return 0; /* (not a register's op) */
+            }
+            if (!(PyTuple_CheckExact(value) || PyList_CheckExact(value)) || PySequence_Fast_GET_SIZE(value) != 2) {
+                return 2;
+            }
+            r->kind[j] = RC_CAS;
+            PyObject *pair = value;
+            Py_ssize_t e = number_of(numbers, PySequence_Fast_GET_ITEM(pair, 0), &count);
+            if (e < 0) {
+                return -1;
+            }
+            r->expected[j] = e;
+            value = PySequence_Fast_GET_ITEM(pair, 1);
+            if (r->ok[j]) {
+                if (r->swap[e] != NOBODY) {
+                    return 0;
+                }
+                r->swap[e] = j;
+            }
+        }
+        Py_ssize_t v = number_of(numbers, value, &count);
+        if (v < 0) {
+            return -1;
+        }
+        if (r->writer[v] != NOBODY) {
+            return 0;
+        }
+        r->writer[v] = j;
+        r->new_value[j] = v;
+    }
+    return 1;
+}
+
+/* `_taken`: every op of unknown outcome whose value is seen, taken. 1, or 0 (give up). The
+ * values are looked at in another order than Python's: what is taken is the same (every value
+ * seen, and what taking an op makes seen), and so is giving up (a value seen that nobody wrote,
+ * or two swaps from one value, whatever the order). */
+static int
+chains_take(Chains *r, Py_ssize_t values)
+{
+    Py_ssize_t top = 0;
+    for (Py_ssize_t v = 0; v < values; v++) {
+        if (r->first_reader[v] != NOBODY) {
+            r->stack[top++] = v;
+        }
+        if (r->swap[v] != NOBODY) {
+            r->stack[top++] = v;
+        }
+    }
+    while (top > 0) {
+        Py_ssize_t v = r->stack[--top], w = r->writer[v];
+        if (w == NOBODY) {
+            return 0; /* seen, and nobody wrote it */
+        }
+        if (w == -1 || r->taken[w]) {
+            continue;
+        }
+        r->taken[w] = 1;
+        if (r->kind[w] == RC_CAS) {
+            Py_ssize_t e = r->expected[w];
+            if (r->swap[e] != NOBODY) {
+                return 0;
+            }
+            r->swap[e] = w;
+            r->stack[top++] = e;
+        }
+    }
+    return 1;
+}
+
+/* A new list of the positions flat[from:to]; NULL with an exception. */
+static PyObject *
+positions(const Py_ssize_t *flat, Py_ssize_t from, Py_ssize_t to)
+{
+    PyObject *list = PyList_New(to - from);
+    for (Py_ssize_t k = from; list != NULL && k < to; k++) {
+        PyObject *p = PyLong_FromSsize_t(flat[k]);
+        if (p == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k - from, p);
+    }
+    return list;
+}
+
+/* arrange(c, d) -> order | (u, v): `arrange_units` for lists of ints (units.py's `arrange`, for a
+ * test to hold the two alike). */
+static PyObject *
+arrange(PyObject *module, PyObject *args)
+{
+    PyObject *cs, *ds;
+    if (!PyArg_ParseTuple(args, "O!O!:arrange", &PyList_Type, &cs, &PyList_Type, &ds)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(cs);
+    if (PyList_GET_SIZE(ds) != n) {
+        PyErr_SetString(PyExc_ValueError, "arrange: c and d of one length");
+        return NULL;
+    }
+    long long *c = PyMem_Malloc((size_t)(n + 1) * sizeof(long long));
+    long long *d = PyMem_Malloc((size_t)(n + 1) * sizeof(long long));
+    Py_ssize_t *order = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    PyObject *result = NULL;
+    if (c == NULL || d == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        c[k] = PyLong_AsLongLong(PyList_GET_ITEM(cs, k));
+        d[k] = PyLong_AsLongLong(PyList_GET_ITEM(ds, k));
+        if (PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    int arranged = arrange_units(c, d, n, order);
+    if (arranged == 0) {
+        result = Py_BuildValue("(nn)", order[0], order[1]);
+    }
+    else if (arranged == 1) {
+        result = positions(order, 0, n);
+    }
+done:
+    PyMem_Free(c);
+    PyMem_Free(d);
+    PyMem_Free(order);
+    return result;
+}
+
+/* `_order`: the order (a new list), two chains each of which must come before the other (a new
+ * tuple of two lists), or None (a new reference); NULL with an exception. Chain 0 is the initial
+ * state's (value `v0`), then one per write taken, in position order. */
+static PyObject *
+chains_order(Chains *r, Py_ssize_t v0)
+{
+    Py_ssize_t n = r->n, used = 0, units = 0;
+    for (Py_ssize_t h = -1; h < r->nwrites; h++) {
+        Py_ssize_t head = h < 0 ? -1 : r->writes[h];
+        if (head >= 0 && !r->taken[head]) {
+            continue;
+        }
+        Py_ssize_t from = used;
+        if (head >= 0) {
+            r->flat[used++] = head;
+        }
+        Py_ssize_t v = head < 0 ? v0 : r->new_value[head];
+        while (1) {
+            for (Py_ssize_t j = r->first_reader[v]; j >= 0; j = r->next_reader[j]) {
+                if (used >= n) {
+                    return Py_NewRef(Py_None); /* (more placed than taken: None, as in Python) */
+                }
+                r->flat[used++] = j;
+            }
+            Py_ssize_t nxt = r->swap[v];
+            if (nxt == NOBODY) {
+                break;
+            }
+            if (used >= n) {
+                return Py_NewRef(Py_None); /* (a cycle of swaps, or more placed than taken) */
+            }
+            r->flat[used++] = nxt;
+            v = r->new_value[nxt];
+        }
+        long long latest = LLONG_MIN, earliest = LLONG_MAX;
+        for (Py_ssize_t k = from; k < used; k++) {
+            Py_ssize_t j = r->flat[k];
+            if (r->call[j] > latest) {
+                latest = r->call[j];
+            }
+            if (r->ok[j] && r->ret[j] < earliest) {
+                earliest = r->ret[j];
+            }
+        }
+        r->start[units] = from;
+        r->c[units] = latest;
+        r->d[units] = earliest;
+        units++;
+    }
+    r->start[units] = used;
+    Py_ssize_t taken = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        taken += r->taken[j];
+    }
+    if (used != taken) {
+        return Py_NewRef(Py_None); /* a cas no chain reaches */
+    }
+    Py_ssize_t others = units - 1; /* the chains after the initial state's */
+    for (Py_ssize_t u = 0; u < others; u++) {
+        r->ranked[u] = u;
+    }
+    if (others > 1) {
+        int arranged = arrange_units(r->c + 1, r->d + 1, others, r->ranked);
+        if (arranged < 0) {
+            return NULL;
+        }
+        if (arranged == 0) {
+            Py_ssize_t u = 1 + r->ranked[0], w = 1 + r->ranked[1];
+            PyObject *one = positions(r->flat, r->start[u], r->start[u + 1]);
+            PyObject *other = one == NULL ? NULL : positions(r->flat, r->start[w], r->start[w + 1]);
+            PyObject *both = other == NULL ? NULL : PyTuple_Pack(2, one, other);
+            Py_XDECREF(one);
+            Py_XDECREF(other);
+            return both;
+        }
+    }
+    PyObject *order = PyList_New(n);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t x = -1; order != NULL && x < others; x++) {
+        Py_ssize_t u = x < 0 ? 0 : 1 + r->ranked[x];
+        for (Py_ssize_t i = r->start[u]; i < r->start[u + 1]; i++) {
+            PyObject *p = PyLong_FromSsize_t(r->flat[i]);
+            if (p == NULL) {
+                Py_CLEAR(order);
+                break;
+            }
+            PyList_SET_ITEM(order, k++, p);
+        }
+    }
+    for (Py_ssize_t j = 0; order != NULL && j < n; j++) {
+        if (!r->taken[j]) {
+            PyObject *p = PyLong_FromSsize_t(j);
+            if (p == NULL) {
+                Py_CLEAR(order);
+                break;
+            }
+            PyList_SET_ITEM(order, k++, p);
+        }
+    }
+    return order;
+}
+
+/* register_chains(ops, first) -> order | (chain, chain) | None | NotImplemented: register_fast.py's
+ * `chains_or_conflict` but its `_conflict` (which cuts the two chains returned), for the tuple
+ * `ops` and the initial value `first`; NotImplemented where its ops are not for here
+ * (`chains_scan`): the Python code answers. TypeError for an unhashable value. */
+static PyObject *
+register_chains(PyObject *module, PyObject *args)
+{
+    PyObject *ops, *first;
+    if (!PyArg_ParseTuple(args, "O!O:register_chains", &PyTuple_Type, &ops, &first)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(ops), values = 2 * n + 2;
+    Chains r;
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.kind = PyMem_Calloc((size_t)n + 1, 1);
+    r.ok = PyMem_Calloc((size_t)n + 1, 1);
+    r.taken = PyMem_Calloc((size_t)n + 1, 1);
+    r.call = PyMem_Calloc((size_t)n + 1, sizeof(long long));
+    r.ret = PyMem_Calloc((size_t)n + 1, sizeof(long long));
+    r.expected = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    r.new_value = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    r.next_reader = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    r.writes = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    r.flat = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    r.start = PyMem_Calloc((size_t)n + 3, sizeof(Py_ssize_t));
+    r.c = PyMem_Calloc((size_t)n + 2, sizeof(long long));
+    r.d = PyMem_Calloc((size_t)n + 2, sizeof(long long));
+    r.ranked = PyMem_Calloc((size_t)n + 2, sizeof(Py_ssize_t));
+    r.writer = PyMem_Malloc((size_t)values * sizeof(Py_ssize_t));
+    r.swap = PyMem_Malloc((size_t)values * sizeof(Py_ssize_t));
+    r.first_reader = PyMem_Malloc((size_t)values * sizeof(Py_ssize_t));
+    r.last_reader = PyMem_Malloc((size_t)values * sizeof(Py_ssize_t));
+    r.stack = PyMem_Malloc((size_t)(2 * values + n + 1) * sizeof(Py_ssize_t));
+    PyObject *numbers = PyDict_New(), *result = NULL;
+    if (!r.kind || !r.ok || !r.taken || !r.call || !r.ret || !r.expected || !r.new_value || !r.next_reader
+        || !r.writes || !r.flat || !r.start || !r.c || !r.d || !r.ranked || !r.writer || !r.swap
+        || !r.first_reader || !r.last_reader || !r.stack || numbers == NULL) {
+        if (numbers != NULL) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    for (Py_ssize_t v = 0; v < values; v++) {
+        r.writer[v] = r.swap[v] = r.first_reader[v] = r.last_reader[v] = NOBODY;
+    }
+    int scanned = chains_scan(&r, ops, first, numbers);
+    if (scanned < 0) {
+        goto done;
+    }
+    if (scanned == 2) {
+        result = Py_NewRef(Py_NotImplemented);
+    }
+    else if (scanned == 0 || !chains_take(&r, PyDict_GET_SIZE(numbers))) {
+        result = Py_NewRef(Py_None);
+    }
+    else {
+        result = chains_order(&r, 0); /* (`first` was numbered first) */
+    }
+done:
+    Py_XDECREF(numbers);
+    chains_free(&r);
+    return result;
+}
+
 /* ---- the search as an object, run in slices: `Searcher` -------------------------------------- */
 
 typedef struct {
@@ -1804,6 +2357,9 @@ static PyMethodDef methods[] = {
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {"in_real_time", in_real_time, METH_O,
      "in_real_time(line) -> bool: no op of the list after one called after it returned."},
+    {"register_chains", register_chains, METH_VARARGS,
+     "register_chains(ops, first) -> order | (chain, chain) | None | NotImplemented: register_fast.py's chains."},
+    {"arrange", arrange, METH_VARARGS, "arrange(c, d) -> order | (u, v): units.py's arrange, for lists of ints."},
     {"lined_up", lined_up, METH_VARARGS,
      "lined_up(ops, order) -> (line, ids) | None: the ops at the positions `order`, each once, if the line "
      "keeps real time."},
@@ -1824,7 +2380,10 @@ PyInit_cwgl(void)
                            || (name_output = PyUnicode_InternFromString("output")) == NULL
                            || (name_call = PyUnicode_InternFromString("call")) == NULL
                            || (name_ret = PyUnicode_InternFromString("ret")) == NULL
-                           || (name_id = PyUnicode_InternFromString("id")) == NULL)) {
+                           || (name_id = PyUnicode_InternFromString("id")) == NULL
+                           || (name_read = PyUnicode_InternFromString("read")) == NULL
+                           || (name_write = PyUnicode_InternFromString("write")) == NULL
+                           || (name_cas = PyUnicode_InternFromString("cas")) == NULL)) {
         return NULL;
     }
     if (PyType_Ready(&SearcherType) < 0) {

@@ -187,3 +187,63 @@ def test_a_stale_replica_read_is_refuted_by_two_chains_without_searching_the_par
     shrunk = check(CAS_REGISTER, history)
     assert shrunk.evidence.window_minimal
     assert search(_without_witness(CAS_REGISTER), shrunk.evidence.window, key=key).valid is False
+
+
+@settings(max_examples=400)
+@given(register_histories(unique=False, max_ops=24) | register_histories(unique=True, max_ops=24),
+       st.sampled_from((None, 0, 1, 99)))
+def test_the_chains_in_c_are_the_chains_in_python(history: tuple[Op, ...], first: Any) -> None:
+    """`cwgl.register_chains` (where it is built) answers as `chains_in_python`: the same order,
+    the same conflict, or none, on unique and repeated values, ops of unknown outcome, reads of
+    values nobody wrote, and any initial value."""
+    import pytest
+
+    from checkers.linearizability import native
+    from checkers.linearizability.register_fast import chains_in_python
+
+    if native.cwgl is None:
+        pytest.skip("the compiled module is not built")
+    for _, ops in partition(CAS_REGISTER, pair(history)):
+        expected = chains_in_python(ops, (first,))
+        got = chains_or_conflict(ops, (first,))
+        note(f"python: {expected}, c: {got}")
+        if isinstance(expected, Conflict):
+            assert isinstance(got, Conflict) and got.positions == expected.positions
+        else:
+            assert got == expected
+        assert native.cwgl.register_chains(ops, first) is not NotImplemented
+
+
+@settings(max_examples=500)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=2, max_size=12))
+def test_the_units_are_arranged_in_c_as_in_python(spans: list[tuple[int, int]]) -> None:
+    """`cwgl.arrange` (the register chains' order, in C) answers as units.py's `arrange`: the
+    same order of units, or the same two units each of which must come before the other."""
+    import pytest
+
+    from checkers.linearizability import native
+    from checkers.linearizability.units import arrange
+
+    if native.cwgl is None:
+        pytest.skip("the compiled module is not built")
+    c = [latest for latest, _ in spans]
+    d = [earliest for _, earliest in spans]  # (any: ties, orders and conflicts)
+    assert native.cwgl.arrange(c, d) == arrange(c, d)
+
+
+def test_an_unknown_cas_seen_takes_the_unknown_write_it_swapped_from() -> None:
+    """A read of 6 shows that the unknown cas 5 -> 6 took effect, and so did the unknown write
+    of 5 it swapped from: one chain, in C as in Python."""
+    history = (
+        Op(process=0, type="invoke", f="write", value=5),
+        Op(process=0, type="info", f="write"),
+        Op(process=1, type="invoke", f="cas", value=[5, 6]),
+        Op(process=1, type="info", f="cas"),
+        Op(process=2, type="invoke", f="read"),
+        Op(process=2, type="ok", f="read", value=6),
+    )
+    from checkers.linearizability.register_fast import chains_in_python
+
+    (_, ops), = partition(CAS_REGISTER, pair(history))
+    assert chains_in_python(ops, CAS_REGISTER.init) == [0, 1, 2]
+    assert chains_or_conflict(ops, CAS_REGISTER.init) == [0, 1, 2]
