@@ -29,10 +29,18 @@
  * whose prefix the caller also checks); or none (the step budget spent, the memo at its cap),
  * and the part is decided the Python way.
  *
- * One file of ~1,400 lines, past the project's ~400, because it is one extension module: the
- * memo, the interned states, the register and kv step rules, the search and the module's glue,
- * each short, which split across files would need headers and a build of several sources for
- * no reader's gain.
+ * Beside the search, two pieces of the checker's Python that a part of thousands of ops spends
+ * its time on, each in one pass over the ops where Python makes several (each pass mostly cache
+ * misses): `lined_up`, the first half of checking any order found (each position once, real
+ * time, the ids), and `register_chains`, the registers' guess (register_fast.py). Each is held
+ * by a Hypothesis test to the Python code it stands for, which still runs where this module is
+ * not built. Op fields are read from attrs' slots (`slot_of`), times as C integers where they
+ * are exact ints (`times_as_ints`), else as Python objects.
+ *
+ * One file of ~2,400 lines, past the project's ~400, because it is one extension module: the
+ * memo, the interned states, the register and kv step rules, the search, the order check, the
+ * register chains and the module's glue, each short, which split across files would need
+ * headers and a build of several sources for no reader's gain.
  *
  * No global state, no clock, no randomness: the same arguments give the same answer. (The
  * memo's slots depend on the states' hashes, which for str vary with PYTHONHASHSEED; what the
