@@ -10,10 +10,9 @@ search.py's rules and its own order of candidates, in C; it steps the register a
 itself (`Tactics.step_kinds`, their states interned) and any other model's ops by calling
 their compiled steps.
 
-`straight_through` is asked in full only where it runs straight: a part whose ok ops have on
-average more than `MAX_OVERLAP` others in flight at their call gets `WIDE_STEPS_PER_OP` steps
-an op (about its set-up's cost: the plain search backtracks there), and is left to the rest of
-the cascade past them; any other gives up after `STEPS_PER_OP` steps an op. Where the
+`straight_through` is asked only where it runs straight: a part whose ok ops have on average
+more than `MAX_OVERLAP` others in flight at their call is left to the rest of the cascade (the
+plain search backtracks there), and it gives up after `STEPS_PER_OP` steps an op. Where the
 Python search then runs, `Alongside` runs the compiled search beside it, a slice each in turn,
 the compiled one first: neither is faster everywhere (docs/check-history.md, "The compiled
 search").
@@ -61,20 +60,10 @@ violation costs more than before (docs/check-history.md, "The compiled search").
 STEPS_AT_LEAST = 512
 
 MAX_OVERLAP = 2.0
-"""Asked for its full budget only of a part whose ok ops have on average at most this many other
-ok ops in flight at their call. On the generated families the parts it shows linearizable within
-its budget have at most 1.3; those it cannot (a hot key, one register of many clients, 50
-clients over 8 keys) 3.3 and more."""
-
-WIDE_STEPS_PER_OP = 1
-"""The budget of a part past `MAX_OVERLAP`, in steps per op (plus `STEPS_AT_LEAST`): about what
-setting the search up costs, so a part with a violation near its start, or an order found
-almost straight through, is decided at once, and any other costs about twice the set-up (a
-part of 2,500 kv ops of 50 clients: 1-2 ms). Why ask at all: the check stops at the first
-part shown not linearizable, and the cheap deciders are asked of every part before the dear
-ones of any (`wgl._Rounds`); a part of 50 clients refuted in 67 steps (seed 7331's
-replicated-kv-20000-c50-bad, key "0") was otherwise reached only after the guesses and
-refutations of three other parts, 90 ms."""
+"""Asked only of a part whose ok ops have on average at most this many other ok ops in flight
+at their call. On the generated families the parts it shows linearizable within its budget
+have at most 1.3; those it cannot (a hot key, one register of many clients, 50 clients over
+8 keys) 3.3 and more."""
 
 
 def compiled() -> bool:
@@ -83,32 +72,27 @@ def compiled() -> bool:
 
 
 def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
-                     budget: int | None = None, max_overlap: float = MAX_OVERLAP,
-                     wide_budget: int | None = None) -> PartitionResult | None:
-    """The part decided by the compiled search within `budget` steps (default: `STEPS_PER_OP`
-    an op, plus `STEPS_AT_LEAST`), or `wide_budget` (default: `WIDE_STEPS_PER_OP` an op, plus
-    `STEPS_AT_LEAST`; 0: not asked) where more than `max_overlap` ops are in flight on
-    average: an order checked from scratch, or every configuration tried (`_refuted`); else
-    None (not built, not asked, budget spent: the caller decides the part)."""
+                     budget: int | None = None, max_overlap: float = MAX_OVERLAP) -> PartitionResult | None:
+    """The part shown linearizable by the compiled search within `budget` steps (default:
+    `STEPS_PER_OP` an op, plus `STEPS_AT_LEAST`), its order checked by `witnessed`; else None
+    (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
     if budget is None:
         budget = STEPS_PER_OP * len(ops) + STEPS_AT_LEAST
-    if wide_budget is None:
-        wide_budget = WIDE_STEPS_PER_OP * len(ops) + STEPS_AT_LEAST
     # (no twins: they spare a search that backtracks, which this one is not asked to be, and
     # finding them is a fixed cost of every part asked; the ok ops by return are found in C,
     # for ops in call order, as paired ops are: one pass over them less here)
     ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False, in_order=True)
     try:
         order, taken, refuted = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds,
-                                                         steps, forced, twins, wide_budget)
+                                                         steps, forced, twins)
     except (ValueError, TypeError):  # (not in call order, or built by hand: positions not ints)
         if by_ret is not None:
             raise
         ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops, with_twins=False)
         order, taken, refuted = cwgl.first_linearization(ordered, by_ret, model.init, budget, max_overlap, kinds,
-                                                         steps, forced, twins, wide_budget)
+                                                         steps, forced, twins)
     if refuted is not None:
         return _refuted(key, ops, model, ordered, refuted, taken)
     return None if order is None else _shown(model, key, ops, ordered, order, taken)

@@ -1118,7 +1118,7 @@ enum { RUN_FOUND = 1, RUN_BUDGET, RUN_OUT, RUN_CAP, RUN_ERROR };
  * exception. `search_free` frees what it made in every case. */
 static int
 search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double max_overlap, PyObject *kinds,
-            PyObject *steps, PyObject *forced, PyObject *twins, int *wide)
+            PyObject *steps, PyObject *forced, PyObject *twins)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(ops);
     if (kinds != Py_None ? !PyDict_Check(kinds)
@@ -1209,13 +1209,8 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
         goto done;
     }
     if ((double)overlap > max_overlap * (double)s->ok_left) {
-        /* many ops in flight at once: a search that backtracks (see compiled.py); set up all
-         * the same where the caller asks (`wide`) */
-        if (wide == NULL) {
-            status = 1;
-            goto done;
-        }
-        *wide = 1;
+        status = 1; /* many ops in flight at once: a search that backtracks (see compiled.py) */
+        goto done;
     }
     Py_ssize_t rank = 0;
     for (Py_ssize_t e = s->next[0]; e != 0; e = s->next[e], rank++) {
@@ -1497,13 +1492,12 @@ search_deepest(const Search *s)
     return Py_BuildValue("(Nnn)", prefix, s->best_fail, s->far_rp < 0 ? (Py_ssize_t)-1 : s->by_ret[s->far_rp]);
 }
 
-/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins[, wide_budget]])
+/* first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])
  *   -> (positions in linearization order | None, steps taken, what shows it not linearizable
  *       (`search_deepest`) | None)
  * ops: the part in call order; by_ret: the positions of its ok ops by return (None: found here,
  * the returns being ints; ties by position); none asked if
- * on average more than `max_overlap` ok ops are in flight at an ok op's call, unless
- * `wide_budget` (> 0): then asked for at most that many steps; kinds: a dict
+ * on average more than `max_overlap` ok ops are in flight at an ok op's call; kinds: a dict
  * f -> code (values.py STEP_KINDS) or None, then steps (each op's compiled step) and forced
  * (each op a read) are lists; twins: None or, per op, an alike op returning before it or -1
  * (`set_twins`). */
@@ -1511,10 +1505,10 @@ static PyObject *
 first_linearization(PyObject *module, PyObject *args)
 {
     PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
-    Py_ssize_t budget, wide_budget = 0;
+    Py_ssize_t budget;
     double max_overlap;
-    if (!PyArg_ParseTuple(args, "O!OOndOOO|On:first_linearization", &PyTuple_Type, &ops, &by_ret, &init, &budget,
-                          &max_overlap, &kinds, &steps, &forced, &twins, &wide_budget)) {
+    if (!PyArg_ParseTuple(args, "O!OOndOOO|O:first_linearization", &PyTuple_Type, &ops, &by_ret, &init, &budget,
+                          &max_overlap, &kinds, &steps, &forced, &twins)) {
         return NULL;
     }
     if (by_ret != Py_None && !PyList_Check(by_ret)) {
@@ -1524,14 +1518,12 @@ first_linearization(PyObject *module, PyObject *args)
     Search s;
     memset(&s, 0, sizeof s);
     PyObject *result = NULL;
-    int wide = 0;
-    int ready = search_init(&s, ops, by_ret, init, max_overlap, kinds, steps, forced, twins,
-                            wide_budget > 0 ? &wide : NULL);
+    int ready = search_init(&s, ops, by_ret, init, max_overlap, kinds, steps, forced, twins);
     if (ready == 1) {
         result = Py_BuildValue("(OnO)", Py_None, (Py_ssize_t)0, Py_None);
     }
     else if (ready == 0) {
-        int status = search_run(&s, wide && wide_budget < budget ? wide_budget : budget);
+        int status = search_run(&s, budget);
         if (status == RUN_FOUND) {
             result = Py_BuildValue("(NnO)", search_order(&s), s.taken, Py_None);
         }
@@ -2282,7 +2274,7 @@ searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     memset(&self->s, 0, sizeof self->s);
-    if (search_init(&self->s, ops, by_ret, init, 1e300, kinds, steps, forced, twins, NULL) != 0) {
+    if (search_init(&self->s, ops, by_ret, init, 1e300, kinds, steps, forced, twins) != 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -2368,7 +2360,7 @@ static PyTypeObject SearcherType = {
 
 static PyMethodDef methods[] = {
     {"first_linearization", first_linearization, METH_VARARGS,
-     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins[, wide_budget]])\n"
+     "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])\n"
      "-> (order | None, steps taken, refutation | None)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
     {"in_real_time", in_real_time, METH_O,

@@ -15,7 +15,6 @@ def first_linearization(
     steps: list[Callable[[Any], Any]] | None,
     forced: Sequence[bool] | None,
     twins: list[int] | None = None,
-    wide_budget: int = 0,
     /,
 ) -> tuple[list[int] | None, int, tuple[list[int], int, int] | None]: ...
 

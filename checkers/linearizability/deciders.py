@@ -23,11 +23,6 @@ In order, cheapest and most often right first:
 6. `refuted`: a stale read shown without a search (`refute.refute`).
 Deciders 3-6 are asked only of parts of `WITNESS_FROM` ops or more: smaller parts are searched
 at once (their search takes a few dozen steps, less than setting a guess up).
-
-The first `FIRST_PASS` (1-4, each a few ms at most on a part of thousands of ops) are asked of
-every part before 5 and 6 (Python, 5-20 us an op) are asked of any (`wgl._Rounds`): the check
-stops at the first part shown not linearizable, so a violation a cheap decider finds in one
-part is not waited for behind the dear ones of the parts before it.
 """
 
 from __future__ import annotations
@@ -106,9 +101,5 @@ def refuted(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -
 
 def cascade() -> tuple[Decider, ...]:
     """The deciders, in the order they are asked (fresh for each check: `QuickGuess` learns
-    about one history); the first `FIRST_PASS` of every part before the others of any."""
+    about one history)."""
     return (exact, in_sequence, QuickGuess(), compiled, full_guess, refuted)
-
-
-FIRST_PASS = 4
-"""How many of `cascade()`'s deciders are asked of every part before the rest of any."""

@@ -8,8 +8,7 @@ it then shrinks the failing part to a minimal sub-history that still fails (`evi
 A part is decided by the first decider of `deciders.cascade()` that can (the model's exact fast
 path; stepping through its only order; the model's guesses and the compiled search, each
 checked; a refutation without a search: one tuple of functions with one signature, listed in
-deciders.py; the cheap ones, `deciders.FIRST_PASS`, asked of every part before the dear ones of
-any), else by the search (`search.py`, the Wing–Gong/Lowe search with the reductions of
+deciders.py), else by the search (`search.py`, the Wing–Gong/Lowe search with the reductions of
 `reductions.py`; `refute` is asked again of a search that does not end within its first
 slice, if it was not asked before).
 
@@ -126,51 +125,39 @@ class _Rounds:
         self.turns: dict[int, int] = {}  # slices each search had so far
 
     def run(self) -> None:
-        """The cheap deciders of every part (`deciders.FIRST_PASS`), then each part's dear
-        ones and first slice in turn, smallest parts first, so a violation in one part stops
-        the others before more is spent on them; then the searches left, a slice each in
-        turn."""
+        """Each part's first slice in turn, smallest parts first (a fast path, a witness, or a
+        refutation, is part of it), so a violation in one part stops the others before they
+        are looked at; then the searches left, a slice each in turn."""
         order = sorted(range(len(self.parts)), key=lambda i: len(self.parts[i][1]))
-        cheap, dear = self.deciders[: deciders.FIRST_PASS], self.deciders[deciders.FIRST_PASS:]
-        if any(self._decide(i, cheap) for i in order):
-            pass  # (a part shown not linearizable: `failed`)
+        for i in order:
+            # (`refute` was asked of a part of WITNESS_FROM ops or more already, by the cascade)
+            if self._start(i) or (i in self.searches and self._advance(i, first=len(self.parts[i][1]) < deciders.WITNESS_FROM)):
+                break
         else:
-            for i in order:
-                if i in self.results:
-                    continue
-                # (`refute` was asked of a part of WITNESS_FROM ops or more already, by the cascade)
-                if self._start(i, dear) or (i in self.searches and self._advance(i, first=len(self.parts[i][1]) < deciders.WITNESS_FROM)):
-                    break
-            else:
-                while self.searches and not any(self._advance(i) for i in list(self.searches)):
-                    pass
+            while self.searches and not any(self._advance(i) for i in list(self.searches)):
+                pass
         self.alongside.clear()
         for i, unfinished in self.searches.items():
             unfinished.close()
             key, ops = self.parts[i]
             self.results[i] = self.deepest[i].unknown(key, ops, self.sizes[i])
 
-    def _decide(self, i: int, cascade: Sequence[deciders.Decider]) -> bool:
-        """Part i decided by the first of `cascade` that can, if one can (into `results`);
-        True when the check must stop (the part is not linearizable)."""
-        key, ops = self.parts[i]
-        for decide in cascade:
-            decided = decide(self.model, key, ops)
-            if decided is not None:
-                self.results[i] = decided
-                if decided.valid is False:
-                    self.failed = i
-                    return True
-                return False
-        return False
-
-    def _start(self, i: int, cascade: Sequence[deciders.Decider]) -> bool:
-        """Decide part i by the first of `cascade` that can, else start its search; True when
-        the check must stop (the part is not linearizable)."""
-        if self._decide(i, cascade) or i in self.results:
-            return i == self.failed
+    def _start(self, i: int) -> bool:
+        """Decide part i by the first decider that can (`deciders.cascade`), else start its
+        search; True when the check must stop (the part is not linearizable)."""
         model = self.model
         key, ops = self.parts[i]
+        decided = None
+        for decide in self.deciders:
+            decided = decide(model, key, ops)
+            if decided is not None:
+                break
+        if decided is not None:
+            self.results[i] = decided
+            if decided.valid is False:
+                self.failed = i
+                return True
+            return False
         self.deepest[i] = Deepest()
         self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=max(1, SLICE >> GROWTH))
         self.sizes[i] = 0

@@ -192,19 +192,11 @@ def _concurrent_writes(n: int) -> tuple[Operation, ...]:
 
 
 @needs_compiled
-def test_where_many_ops_are_in_flight_it_gets_a_few_steps_and_gives_up_at_its_budget() -> None:
+def test_it_is_not_asked_where_many_ops_are_in_flight_and_gives_up_at_its_budget() -> None:
     model = MODELS["register"]
     ops = _concurrent_writes(8)  # 3.5 others in flight at a write's call, on average
-    assert _raw(model, ops, native=True, max_overlap=2.0) == (None, 0, None)  # (no wide budget: not asked)
-    wgl = compiled_module.cwgl
-    assert wgl is not None
-    kinds = dict(model.tactics.step_kinds)
-    _, steps, _ = wgl.first_linearization(ops, None, model.init, 10**6, 2.0, kinds, None, None, None, 5)
-    assert steps == 5  # (asked, for its wide budget)
-    assert straight_through(model, "k", ops, wide_budget=0) is None
-    assert straight_through(model, "k", ops, wide_budget=5) is None
-    shown = straight_through(model, "k", ops)  # (9 ops: their search fits in the default wide budget)
-    assert shown is not None and shown.valid is True
+    assert _raw(model, ops, native=True, max_overlap=2.0) == (None, 0, None)
+    assert straight_through(model, "k", ops) is None
     order, steps, refuted = _raw(model, ops, native=True, budget=5)
     assert order is None and steps == 5 and refuted is None
     shown = straight_through(model, "k", ops, budget=10**6, max_overlap=math.inf)
