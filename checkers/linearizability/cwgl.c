@@ -1080,6 +1080,25 @@ given_by_ret(const Search *s, PyObject *by_ret, Py_ssize_t *ranked)
     return 0;
 }
 
+/* Op's call, and its return where it has one (`*ok`), as C integers read borrowed from its slots:
+ * 1; 0 where they are not exact ints kept there in range (the caller reads and compares them as
+ * objects). A return of LLONG_MAX counts as out of range: `chains_order` takes it for none. */
+static inline int
+times_of(Fields *fields, PyObject *op, long long *call, long long *ret, char *ok)
+{
+    PyObject *c = slot_of(fields, op, FIELD_CALL), *r = slot_of(fields, op, FIELD_RET);
+    int overflow = 0;
+    if (c == NULL || r == NULL || !PyLong_CheckExact(c) || (r != Py_None && !PyLong_CheckExact(r))) {
+        return 0;
+    }
+    *call = PyLong_AsLongLongAndOverflow(c, &overflow);
+    *ok = r != Py_None;
+    if (!overflow && *ok) {
+        *ret = PyLong_AsLongLongAndOverflow(r, &overflow);
+    }
+    return !overflow && !(*ok && *ret == LLONG_MAX);
+}
+
 /* Every op's call and return as C integers (`at_call`, `at_ret`; `ok` set), read borrowed from
  * the ops' slots: 1 when every op keeps exact ints there in range (`Operation`), so they are
  * compared without a Python call and without a reference taken and given back (a part of
@@ -1089,21 +1108,8 @@ static int
 times_as_ints(Search *s, PyObject *ops, long long *at_call, long long *at_ret)
 {
     for (Py_ssize_t i = 0; i < s->n; i++) {
-        PyObject *op = PyTuple_GET_ITEM(ops, i);
-        PyObject *call = slot_of(&s->fields, op, FIELD_CALL), *ret = slot_of(&s->fields, op, FIELD_RET);
-        int overflow = 0;
-        if (call == NULL || ret == NULL || !PyLong_CheckExact(call)) {
-            return 0;
-        }
-        at_call[i] = PyLong_AsLongLongAndOverflow(call, &overflow);
-        s->ok[i] = ret != Py_None;
-        if (s->ok[i]) {
-            if (!PyLong_CheckExact(ret) || overflow) {
-                return 0;
-            }
-            at_ret[i] = PyLong_AsLongLongAndOverflow(ret, &overflow);
-        }
-        if (overflow || (i > 0 && at_call[i - 1] > at_call[i])) {
+        if (!times_of(&s->fields, PyTuple_GET_ITEM(ops, i), &at_call[i], &at_ret[i], &s->ok[i])
+            || (i > 0 && at_call[i - 1] > at_call[i])) {
             return 0; /* (out of order: the objects' comparison says so, with its error) */
         }
     }
@@ -1552,22 +1558,14 @@ typedef struct {
 static inline int
 line_step(Fields *fields, Line *line, PyObject *op)
 {
-    PyObject *call = slot_of(fields, op, FIELD_CALL), *ret = slot_of(fields, op, FIELD_RET);
-    int overflow = 0;
-    if (call == NULL || ret == NULL || !PyLong_CheckExact(call) || (ret != Py_None && !PyLong_CheckExact(ret))) {
+    long long c, r;
+    char ok;
+    if (!times_of(fields, op, &c, &r, &ok)) {
         line->ints = 0;
         return 1;
     }
-    long long c = PyLong_AsLongLongAndOverflow(call, &overflow);
-    if (!overflow && ret != Py_None) {
-        long long r = PyLong_AsLongLongAndOverflow(ret, &overflow);
-        if (!overflow && line->any && r < line->latest) {
-            return 0;
-        }
-    }
-    if (overflow) {
-        line->ints = 0;
-        return 1;
+    if (ok && line->any && r < line->latest) {
+        return 0;
     }
     if (!line->any || c > line->latest) {
         line->latest = c;
@@ -1576,8 +1574,8 @@ line_step(Fields *fields, Line *line, PyObject *op)
     return 1;
 }
 
-/* `in_real_time` with the times compared as Python objects (any that compare): 1, 0, or -1
- * with an exception. */
+/* `lined_up`'s real-time check (witness.py's `in_real_time`) with the times compared as Python
+ * objects (any that compare): 1, 0, or -1 with an exception. */
 static int
 line_objects(Fields *fields, PyObject *line)
 {
@@ -1609,32 +1607,9 @@ line_objects(Fields *fields, PyObject *line)
     return fits;
 }
 
-/* in_real_time(line) -> bool: is the list `line` of ops in an order real time allows, no op after
- * one called after it returned (each ok op's return no earlier than the latest call before it;
- * an op of unknown outcome, `ret` None, has no return to check)? As witness.py's `in_real_time`
- * says, by code apart from the search's, each op's fields read anew. */
-static PyObject *
-in_real_time(PyObject *module, PyObject *line)
-{
-    if (!PyList_Check(line)) {
-        PyErr_SetString(PyExc_TypeError, "in_real_time: a list of ops");
-        return NULL;
-    }
-    Fields fields = {NULL, {0}};
-    Line at = {0, 0, 1};
-    int fits = 1;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(line) && fits && at.ints; k++) {
-        fits = line_step(&fields, &at, PyList_GET_ITEM(line, k));
-    }
-    if (fits && !at.ints) {
-        fits = line_objects(&fields, line);
-    }
-    return fits < 0 ? NULL : PyBool_FromLong(fits);
-}
-
 /* lined_up(ops, order) -> (line, ids) | None: the ops at the positions `order` (a list of
  * ints) of the tuple `ops`, in that order, and their ids (a tuple), if each position is one of
- * `ops` and comes once, and the line keeps real time (`in_real_time`); else None. What
+ * `ops` and comes once, and the line keeps real time (witness.py's `in_real_time`); else None. What
  * witness.py's `lined_up` does in four passes over the ops (each position once, the line,
  * real time, the ids), in one: the first half of checking an order found without the model
  * (a guess's, or the compiled search's), by code apart from the search's; the model's half,
@@ -1893,21 +1868,11 @@ chains_scan(Chains *r, PyObject *ops, PyObject *first, PyObject *numbers)
     r->writer[v0] = -1;
     for (Py_ssize_t j = 0; j < n; j++) {
         PyObject *op = PyTuple_GET_ITEM(ops, j);
-        PyObject *f = slot_of(&fields, op, FIELD_F), *call = slot_of(&fields, op, FIELD_CALL);
-        PyObject *ret = slot_of(&fields, op, FIELD_RET);
-        if (f == NULL || call == NULL || ret == NULL || !PyLong_CheckExact(call)
-            || (ret != Py_None && !PyLong_CheckExact(ret))) {
+        PyObject *f = slot_of(&fields, op, FIELD_F);
+        if (f == NULL || !times_of(&fields, op, &r->call[j], &r->ret[j], &r->ok[j])) {
             return 2;
         }
-        int overflow = 0;
-        r->call[j] = PyLong_AsLongLongAndOverflow(call, &overflow);
-        r->ok[j] = r->taken[j] = ret != Py_None;
-        if (!overflow && r->ok[j]) {
-            r->ret[j] = PyLong_AsLongLongAndOverflow(ret, &overflow);
-        }
-        if (overflow || (r->ok[j] && r->ret[j] == LLONG_MAX)) {
-            return 2; /* (LLONG_MAX stands for no return: `chains_order`) */
-        }
+        r->taken[j] = r->ok[j];
         int is = is_name(f, name_read);
         if (is < 0) {
             return -1;
@@ -2363,8 +2328,6 @@ static PyMethodDef methods[] = {
      "first_linearization(ops, by_ret, init, budget, max_overlap, kinds, steps, forced[, twins])\n"
      "-> (order | None, steps taken, refutation | None)\n\n"
      "The Wing-Gong/Lowe search of one part (see cwgl.c and compiled.py)."},
-    {"in_real_time", in_real_time, METH_O,
-     "in_real_time(line) -> bool: no op of the list after one called after it returned."},
     {"register_chains", register_chains, METH_VARARGS,
      "register_chains(ops, first) -> order | (chain, chain) | None | NotImplemented: register_fast.py's chains."},
     {"arrange", arrange, METH_VARARGS, "arrange(c, d) -> order | (u, v): units.py's arrange, for lists of ints."},
