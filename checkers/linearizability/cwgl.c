@@ -242,6 +242,13 @@ typedef struct {
     uint64_t *child_key;     /* the trie's edges: (node << 21 | character) + 1, 0: empty */
     Py_ssize_t *child;
     Py_ssize_t child_cap, child_used;
+    Py_ssize_t interned;     /* numbers given before the search (nodes, with a trie) */
+    /* pruning by value (`st_dead`), set up when first asked (`prune_setup`) */
+    Py_ssize_t *limit;       /* per ok op: the ops called before its return (positions below it) */
+    Py_ssize_t *made_at;     /* per number: where its producers start in `made` (interned + 1) */
+    Py_ssize_t *made;        /* the producers' positions, by the number they leave, ascending */
+    int pruning;             /* 0: not set up yet; 1: ready; -1: none (states not interned) */
+    Py_ssize_t pruned;       /* configurations it failed */
     /* where the search is (`search_run` goes on from there) */
     St state;                /* owned, if an object; 0 before it starts */
     int started;
@@ -282,6 +289,9 @@ search_free(Search *s)
     PyMem_Free(s->tout);
     PyMem_Free(s->child_key);
     PyMem_Free(s->child);
+    PyMem_Free(s->limit);
+    PyMem_Free(s->made_at);
+    PyMem_Free(s->made);
     for (Py_ssize_t i = 0; i < s->n; i++) {
         if (s->a != NULL) {
             Py_XDECREF(s->a[i]);
@@ -866,6 +876,7 @@ intern_all(Search *s, PyObject *init, St *start)
             break;
         }
     }
+    s->interned = s->trie ? s->nodes : PyDict_GET_SIZE(numbers);
     Py_DECREF(numbers);
     if (status == 1 && s->trie && trie_settle(s) < 0) {
         status = -1;
@@ -950,6 +961,21 @@ st_hash(const Search *s, St state)
     return s->memo.objects ? PyObject_Hash((PyObject *)state) : (Py_hash_t)state;
 }
 
+/* May appends alone turn interned state `from` into `need` (values.py `kv_leads_to`, made
+ * exact: with no appends only `need` itself; with them, null and the prefixes of `need`)? A node
+ * made during the search (`tin` -1) is a prefix of no value of the part. */
+static inline int
+st_leads(const Search *s, St from, Py_ssize_t need)
+{
+    if (!s->trie || need == NULL_NODE) {
+        return from == need;
+    }
+    if (from == NULL_NODE) {
+        return 1;
+    }
+    return s->tin[from] >= 0 && s->tin[from] <= s->tin[need] && s->tout[need] <= s->tout[from];
+}
+
 /* `helps`, for op o's value read. */
 static int
 st_helps(const Search *s, St after, Py_ssize_t o)
@@ -957,14 +983,106 @@ st_helps(const Search *s, St after, Py_ssize_t o)
     if (s->memo.objects) {
         return helps((PyObject *)after, s->a[o]);
     }
-    Py_ssize_t need = s->ia[o];
-    if (!s->trie || need == NULL_NODE) {
-        return after == need;
+    return st_leads(s, after, s->ia[o]);
+}
+
+/* ---- pruning by value (reductions.py `Pruning`) ----------------------------------------------
+ *
+ * An ok read or ok cas i that does not fit the state here needs a value (its read, its
+ * expected one) that must be the state when it is linearized, and everything linearized
+ * before it then is called before it returns (`limit`). Where the state does not lead to that
+ * value (`st_leads`) and no op left among those, but i, leaves a value that does whatever the
+ * state before it (a write, a cas: its "producers"; an append only extends a state, and a
+ * state that is no prefix of the value stays none), no way on from this configuration
+ * linearizes i: it failed, whatever else could be tried from it (search.py's dead end, same
+ * argument: docs/check-history.md, "The search"). Asked only once a search has taken as many
+ * steps as it has ops (as search.py does: the set-up costs more than it saves on a search
+ * that runs straight through). */
+
+/* The producers of each number, by position (`made_at`, `made`): 0, or -1 with MemoryError. */
+static int
+prune_setup(Search *s)
+{
+    Py_ssize_t values = s->interned, n = s->n;
+    s->made_at = PyMem_Calloc((size_t)(values + 2), sizeof(Py_ssize_t));
+    s->made = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    if (s->made_at == NULL || s->made == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
-    if (after == NULL_NODE) {
-        return 1;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        char k = s->kind[p];
+        if (k == K_WRITE || k == K_CAS || k == K_CAS_INFO) {
+            s->made_at[(k == K_WRITE ? s->ia[p] : s->ib[p]) + 2]++;
+        }
     }
-    return s->tin[after] >= 0 && s->tin[after] <= s->tin[need] && s->tout[need] <= s->tout[after];
+    for (Py_ssize_t v = 0; v < values; v++) {
+        s->made_at[v + 2] += s->made_at[v + 1];
+    }
+    for (Py_ssize_t p = 0; p < n; p++) { /* (made_at[v + 1]: where v's next one goes) */
+        char k = s->kind[p];
+        if (k == K_WRITE || k == K_CAS || k == K_CAS_INFO) {
+            s->made[s->made_at[(k == K_WRITE ? s->ia[p] : s->ib[p]) + 1]++] = p;
+        }
+    }
+    s->pruning = 1;
+    return 0;
+}
+
+/* A producer of number v left (not linearized), but op i, among the positions below `hi`. */
+static int
+made_left(const Search *s, Py_ssize_t v, Py_ssize_t hi, Py_ssize_t i)
+{
+    const Py_ssize_t *at = s->made + s->made_at[v], *end = s->made + s->made_at[v + 1];
+    Py_ssize_t lo = s->low * 64; /* (every op below is linearized) */
+    while (at < end) { /* the last below hi */
+        const Py_ssize_t *mid = at + (end - at) / 2;
+        if (*mid < hi) {
+            at = mid + 1;
+        }
+        else {
+            end = mid;
+        }
+    }
+    for (const Py_ssize_t *q = at - 1; q >= s->made + s->made_at[v] && *q >= lo; q--) {
+        if (*q != i && !(s->bits[*q >> 6] >> (*q & 63) & 1)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Op i (an ok read or cas that does not fit here) can never fit from this configuration: 1;
+ * 0 where it may (or nothing is known: states not interned); -1 with MemoryError. */
+static int
+st_dead(Search *s, Py_ssize_t i)
+{
+    if (s->pruning <= 0) {
+        if (s->pruning < 0 || s->taken < s->n) {
+            return 0;
+        }
+        if (s->memo.objects || !s->native) {
+            s->pruning = -1;
+            return 0;
+        }
+        if (prune_setup(s) < 0) {
+            return -1;
+        }
+    }
+    Py_ssize_t need = s->ia[i];
+    if (st_leads(s, s->state, need)) {
+        return 0;
+    }
+    Py_ssize_t hi = s->limit[i];
+    for (Py_ssize_t v = need;;) { /* the value, then (appends) each prefix of it, then null */
+        if (v < s->interned && made_left(s, v, hi, i)) {
+            return 0;
+        }
+        if (!s->trie || v == NULL_NODE) {
+            return 1;
+        }
+        v = s->parent[v] >= 0 ? s->parent[v] : NULL_NODE;
+    }
 }
 
 /* `twins[i]`: an op alike op i (the same step and the same output), not a read, that returns
@@ -1218,13 +1336,20 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
         status = 1; /* many ops in flight at once: a search that backtracks (see compiled.py) */
         goto done;
     }
-    Py_ssize_t rank = 0;
+    s->limit = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    if (s->limit == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t rank = 0, called = 0;
     for (Py_ssize_t e = s->next[0]; e != 0; e = s->next[e], rank++) {
         if (e <= n) {
             s->call_rank[e - 1] = rank;
+            called++;
         }
         else {
             s->ret_rank[e - 1 - n] = rank;
+            s->limit[e - 1 - n] = called; /* (calls come in position order) */
             s->by_ret[s->returns++] = e - 1 - n;
         }
     }
@@ -1336,6 +1461,15 @@ search_run(Search *s, Py_ssize_t budget)
         St after;
         int fits = st_step(s, i, s->state, &after);
         if (fits <= 0) {
+            if (fits == 0 && s->ok[i] && (s->kind[i] == K_READ || s->kind[i] == K_CAS)) {
+                int dead = st_dead(s, i);
+                if (dead > 0) {
+                    s->pruned++;
+                    keep_deepest(s); /* (so o cannot follow either) */
+                    goto failed;
+                }
+                fits = dead; /* (-1: an exception) */
+            }
             if (fits < 0) {
                 status = RUN_ERROR;
                 goto out;
@@ -2292,6 +2426,12 @@ searcher_get_taken(Searcher *self, void *closure)
 }
 
 static PyObject *
+searcher_get_pruned(Searcher *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->s.pruned);
+}
+
+static PyObject *
 searcher_get_memo(Searcher *self, void *closure)
 {
     return PyLong_FromSsize_t(self->s.memo.used);
@@ -2306,6 +2446,7 @@ static PyMethodDef searcher_methods[] = {
 static PyGetSetDef searcher_getset[] = {
     {"taken", (getter)searcher_get_taken, NULL, "steps taken so far", NULL},
     {"memo", (getter)searcher_get_memo, NULL, "configurations in its memo", NULL},
+    {"pruned", (getter)searcher_get_pruned, NULL, "configurations failed by pruning by value (`st_dead`)", NULL},
     {"refuted", (getter)searcher_get_refuted, NULL, "what shows the part not linearizable, or None", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

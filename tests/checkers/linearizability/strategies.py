@@ -39,8 +39,8 @@ KNOSSOS = ("mutex", "multi-register", "set", "unordered-queue", "fifo-queue")
 """Knossos' models: their calls, effects and corruptions are `_knossos_*` below."""
 
 
-def _new_call(model: str, draw: Any) -> tuple[str, Any, Any]:
-    """(f, key, input) for a fresh invocation."""
+def _new_call(model: str, draw: Any, keys: tuple[str, ...] = ("a", "b")) -> tuple[str, Any, Any]:
+    """(f, key, input) for a fresh invocation (a kv key one of `keys`)."""
     if model in KNOSSOS:
         return _knossos_call(model, draw)
     if model == "register":
@@ -53,7 +53,7 @@ def _new_call(model: str, draw: Any) -> tuple[str, Any, Any]:
         return f, None, None if f == "read" else draw(_sampled(VALUES))
     if model == "kv":
         f = draw(_sampled(("get", "put", "append")))
-        key = draw(_sampled(("a", "b")))
+        key = draw(_sampled(keys))
         return f, key, None if f == "get" else draw(_sampled(("x", "y")))
     f = draw(_sampled(("commit", "commit", "read")))
     return f, None, None if f == "read" else f"T{draw(_index(10))}"
@@ -158,7 +158,8 @@ def _corrupt(model: str, draw: Any, f: str, out: Any) -> Any:
 
 
 @st.composite
-def histories(draw: Any, model: str, max_ops: int = 8, processes: int = 3) -> tuple[Op, ...]:
+def histories(draw: Any, model: str, max_ops: int = 8, processes: int = 3,
+              keys: tuple[str, ...] = ("a", "b")) -> tuple[Op, ...]:
     state: dict[Any, Any] = {}
     worker_pid = list(range(processes))
     next_pid = processes
@@ -176,7 +177,7 @@ def histories(draw: Any, model: str, max_ops: int = 8, processes: int = 3) -> tu
         action, w = _pick(draw, choices)
         pid = worker_pid[w]
         if action == "invoke":
-            f, key, value = _new_call(model, draw)
+            f, key, value = _new_call(model, draw, keys)
             pending[w] = {"f": f, "key": key, "value": value, "done": False, "ok": False, "out": None}
             events.append(Op(process=pid, type="invoke", f=f, key=key, value=value))
             invoked += 1

@@ -18,6 +18,7 @@ from checkers.linearizability.compiled import PURE_PYTHON, compiled, pure_python
 from checkers.linearizability.history import Operation
 from checkers.linearizability.model import SequentialModel
 from checkers.linearizability.parts import partition
+from checkers.linearizability.search import search
 from checkers.linearizability.sequential import stepper
 from tests.checkers.linearizability.brute import brute_force_operations
 from tests.checkers.linearizability.strategies import histories
@@ -283,6 +284,64 @@ def test_run_in_slices_it_finds_a_linearization_exactly_when_there_is_one(case: 
         for op_id, after in zip(result.linearization, result.states, strict=True):
             state = model.step(state, by_id[op_id])
             assert state == after
+
+
+_BURN = [("write", 11, None, 0, 5), ("write", 12, None, 0, 5), ("write", 13, None, 0, 5), ("read", None, 11, 6, 7)]
+"""Three writes at once and a read of the first: the search backtracks over them for more steps
+than the part has ops, so what comes after is searched with pruning by value on."""
+
+
+@needs_compiled
+@pytest.mark.parametrize(("name", "rows"), [
+    # the read of 2 is tried where the state is 3 and the write of 2, called last before the
+    # read returns, is still left: not a dead end
+    ("cas-register", [*_BURN, ("write", 1, None, 8, 9), ("read", None, 2, 10, 30), ("write", 3, None, 12, 25),
+                      ("write", 2, None, 20, 40)]),
+    # the get of "ab" is tried where the value is "z" (no prefix of it): the put of "a", called
+    # last before the get returns, and the append of "b" can still make "ab"; and where it is
+    # "a" (a prefix), with the append left
+    ("kv", [("put", "p", None, 0, 5), ("put", "q", None, 0, 5), ("put", "r", None, 0, 5), ("get", None, "p", 6, 7),
+            ("put", "x", None, 8, 9), ("get", None, "ab", 10, 30), ("put", "z", None, 12, 25),
+            ("append", "b", None, 16, 41), ("put", "a", None, 18, 40)]),
+])
+def test_pruning_by_value_leaves_every_way_a_value_can_come_back(name: str, rows: list[tuple[Any, ...]]) -> None:
+    """A configuration is failed by value (cwgl.c, `st_dead`) only when no op left, called
+    before the read returns, can bring its value back: here one can, the last one called
+    (or its prefix can, and an append finish it), and the part is linearizable."""
+    model = MODELS[name]
+    ops = tuple(Operation(id=k, process=k, f=f, key=None, input=x, output=y, call=c, ret=r)
+                for k, (f, x, y, c, r) in enumerate(rows))
+    beside = compiled_module.alongside(model, None, ops)
+    assert beside is not None
+    result = beside.advance(10**6)
+    assert beside.search.pruned > 0  # (what the example is for)
+    assert result is not None and result.valid is True
+    assert search(model, ops).valid is True
+
+
+@needs_compiled
+@settings(max_examples=300)
+@given(st.sampled_from(("cas-register", "kv")).flatmap(
+    lambda name: st.tuples(st.just(name), histories(name, max_ops=18, processes=5, keys=("a",)))))
+def test_pruning_by_value_keeps_every_verdict(case: tuple[str, tuple]) -> None:
+    """Parts long enough, and with enough in flight, that the compiled search backtracks past
+    as many steps as they have ops, where it prunes configurations by value (cwgl.c,
+    `st_dead`: a read or cas that can never see its value again): its verdict is the Python
+    search's (itself held to brute force: test_against_brute_force.py), and a refutation keeps
+    its evidence's shape. (kv on one key: puts and appends of one-character values, whose
+    states are prefixes of one another, where the pruning walks a value's prefixes.)"""
+    name, history = case
+    model = MODELS[name]
+    for key, ops in partition(model, pair(history)):
+        beside = compiled_module.alongside(model, key, ops)
+        assert beside is not None
+        result = beside.advance(10**7)
+        assert result is not None  # (never at its memo's cap here)
+        expected = search(model, ops, key=key)
+        note(f"{len(ops)} ops, {beside.search.taken} compiled steps")
+        assert result.valid is expected.valid
+        if result.valid is False:
+            assert result.failing not in result.linearization
 
 
 @needs_compiled
