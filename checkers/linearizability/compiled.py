@@ -5,8 +5,9 @@
 Why: on a part whose search runs nearly straight through (ten clients over eight keys: about
 one op of the key in flight at a time, 1.2-4 steps an op), a check spends its time on what a
 step costs, not on the number of steps, and a step of the Python loop (search.py) with its
-set-up costs 2-5 us. `cwgl.c` is the Wing–Gong/Lowe search (Porcupine's), with three of
-search.py's rules and its own order of candidates, in C; it steps the register and kv ops
+set-up costs 2-5 us. `cwgl.c` is the Wing–Gong/Lowe search (Porcupine's), with four of
+search.py's rules (its pruning by value among them) and its own order of candidates, in C; it
+steps the register and kv ops
 itself (`Tactics.step_kinds`, their states interned) and any other model's ops by calling
 their compiled steps.
 

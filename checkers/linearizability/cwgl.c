@@ -9,11 +9,13 @@
  * a call before the first return is linearized if the model accepts it there (its call and
  * return leave the list); when none is, the configuration failed (back to the last op
  * linearized, which goes back into the list, and on to the next candidate). Failed
- * configurations (set of ops linearized, state) are memoized. Three rules of the Python
+ * configurations (set of ops linearized, state) are memoized. Four rules of the Python
  * search are kept, each argued in docs/check-history.md ("The search"): a read that fits is
  * the only thing tried from its configuration; an info op that leaves the state as it was is
  * not taken (as good as never taking effect); of two alike ok ops that may both come next,
- * only the one that returns first is tried (`set_twins`). An info op (no return) never has to
+ * only the one that returns first is tried (`set_twins`); and, for interned states, a
+ * configuration where a read or cas can never see its value again fails (`st_dead`: pruning
+ * by value, reductions.py's `Pruning`). An info op (no return) never has to
  * be linearized: the search ends when every ok op is. The candidates are tried in an order of
  * their own (`search_run`): the earliest return's op, then what it needs, then the others.
  *
@@ -247,6 +249,10 @@ typedef struct {
     Py_ssize_t *limit;       /* per ok op: the ops called before its return (positions below it) */
     Py_ssize_t *made_at;     /* per number: where its producers start in `made` (interned + 1) */
     Py_ssize_t *made;        /* the producers' positions, by the number they leave, ascending */
+    Py_ssize_t *up;          /* per number: itself, or with a trie its nearest prefix (null last),
+                              * that some op produces; -1: none */
+    Py_ssize_t *made_by;     /* per op: the number it produces, or -1 */
+    Py_ssize_t *made_left;   /* per number: its producers not linearized (kept as ops come and go) */
     int pruning;             /* 0: not set up yet; 1: ready; -1: none (states not interned) */
     Py_ssize_t pruned;       /* configurations it failed */
     /* where the search is (`search_run` goes on from there) */
@@ -292,6 +298,9 @@ search_free(Search *s)
     PyMem_Free(s->limit);
     PyMem_Free(s->made_at);
     PyMem_Free(s->made);
+    PyMem_Free(s->up);
+    PyMem_Free(s->made_by);
+    PyMem_Free(s->made_left);
     for (Py_ssize_t i = 0; i < s->n; i++) {
         if (s->a != NULL) {
             Py_XDECREF(s->a[i]);
@@ -1006,36 +1015,52 @@ prune_setup(Search *s)
     Py_ssize_t values = s->interned, n = s->n;
     s->made_at = PyMem_Calloc((size_t)(values + 2), sizeof(Py_ssize_t));
     s->made = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    if (s->made_at == NULL || s->made == NULL) {
+    s->up = PyMem_Malloc((size_t)(values + 1) * sizeof(Py_ssize_t));
+    s->made_by = PyMem_Malloc((size_t)(n + 1) * sizeof(Py_ssize_t));
+    s->made_left = PyMem_Calloc((size_t)(values + 1), sizeof(Py_ssize_t));
+    if (s->made_at == NULL || s->made == NULL || s->up == NULL || s->made_by == NULL || s->made_left == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t p = 0; p < n; p++) {
         char k = s->kind[p];
-        if (k == K_WRITE || k == K_CAS || k == K_CAS_INFO) {
-            s->made_at[(k == K_WRITE ? s->ia[p] : s->ib[p]) + 2]++;
+        s->made_by[p] = k == K_WRITE ? s->ia[p] : k == K_CAS || k == K_CAS_INFO ? s->ib[p] : -1;
+        if (s->made_by[p] >= 0) {
+            s->made_at[s->made_by[p] + 2]++;
+            s->made_left[s->made_by[p]] += !(s->bits[p >> 6] >> (p & 63) & 1);
         }
     }
     for (Py_ssize_t v = 0; v < values; v++) {
         s->made_at[v + 2] += s->made_at[v + 1];
     }
     for (Py_ssize_t p = 0; p < n; p++) { /* (made_at[v + 1]: where v's next one goes) */
-        char k = s->kind[p];
-        if (k == K_WRITE || k == K_CAS || k == K_CAS_INFO) {
-            s->made[s->made_at[(k == K_WRITE ? s->ia[p] : s->ib[p]) + 1]++] = p;
+        if (s->made_by[p] >= 0) {
+            s->made[s->made_at[s->made_by[p] + 1]++] = p;
         }
+    }
+    /* (a node's parent is made before it: one pass in order; the prefixes of a value without
+     * producers are skipped, so a check walks only those with some, not the value's length) */
+    for (Py_ssize_t v = 0; v < values; v++) {
+        Py_ssize_t above = -1;
+        if (s->trie && v != NULL_NODE) {
+            above = s->parent[v] >= 0 ? s->up[s->parent[v]] : s->up[NULL_NODE];
+        }
+        s->up[v] = s->made_at[v + 1] > s->made_at[v] ? v : above;
     }
     s->pruning = 1;
     return 0;
 }
 
-/* A producer of number v left (not linearized), but op i, among the positions below `hi`. */
-static int
+/* A producer of number v left (not linearized), but op i, among the positions below `hi`:
+ * those left (`made_left`) but those at `hi` and after, none of which is linearized (an op is
+ * linearized only when called before the earliest return still ahead, and i's return is still
+ * ahead: so it was called before i returned). */
+static inline int
 made_left(const Search *s, Py_ssize_t v, Py_ssize_t hi, Py_ssize_t i)
 {
     const Py_ssize_t *at = s->made + s->made_at[v], *end = s->made + s->made_at[v + 1];
-    Py_ssize_t lo = s->low * 64; /* (every op below is linearized) */
-    while (at < end) { /* the last below hi */
+    const Py_ssize_t *last = end;
+    while (at < end) { /* the first at hi or after */
         const Py_ssize_t *mid = at + (end - at) / 2;
         if (*mid < hi) {
             at = mid + 1;
@@ -1044,12 +1069,7 @@ made_left(const Search *s, Py_ssize_t v, Py_ssize_t hi, Py_ssize_t i)
             end = mid;
         }
     }
-    for (const Py_ssize_t *q = at - 1; q >= s->made + s->made_at[v] && *q >= lo; q--) {
-        if (*q != i && !(s->bits[*q >> 6] >> (*q & 63) & 1)) {
-            return 1;
-        }
-    }
-    return 0;
+    return s->made_left[v] - (last - at) - (s->made_by[i] == v) > 0;
 }
 
 /* Op i (an ok read or cas that does not fit here) can never fit from this configuration: 1;
@@ -1074,15 +1094,17 @@ st_dead(Search *s, Py_ssize_t i)
         return 0;
     }
     Py_ssize_t hi = s->limit[i];
-    for (Py_ssize_t v = need;;) { /* the value, then (appends) each prefix of it, then null */
-        if (v < s->interned && made_left(s, v, hi, i)) {
+    /* the value, then (appends) each prefix of it, then null: those some op produces */
+    for (Py_ssize_t v = need < s->interned ? s->up[need] : -1; v >= 0;) {
+        if (made_left(s, v, hi, i)) {
             return 0;
         }
         if (!s->trie || v == NULL_NODE) {
-            return 1;
+            break;
         }
-        v = s->parent[v] >= 0 ? s->parent[v] : NULL_NODE;
+        v = s->parent[v] >= 0 ? s->up[s->parent[v]] : s->up[NULL_NODE];
     }
+    return 1;
 }
 
 /* `twins[i]`: an op alike op i (the same step and the same output), not a read, that returns
@@ -1533,6 +1555,9 @@ search_run(Search *s, Py_ssize_t budget)
         s->stack_state[s->depth++] = s->state; /* (its reference moves to the stack) */
         s->state = after;
         lift(s, i);
+        if (s->pruning > 0 && s->made_by[i] >= 0) {
+            s->made_left[s->made_by[i]]--;
+        }
         s->ok_left -= s->ok[i];
         s->o = s->rp < s->returns ? s->by_ret[s->rp] : -1;
         s->phase = 0;
@@ -1571,6 +1596,9 @@ search_run(Search *s, Py_ssize_t budget)
             st_decref(s, s->state);
             s->state = s->stack_state[s->depth];
             unlift(s, i);
+            if (s->pruning > 0 && s->made_by[i] >= 0) {
+                s->made_left[s->made_by[i]]++;
+            }
             s->bits[i >> 6] &= ~((uint64_t)1 << (i & 63));
             if (i >> 6 < s->low) {
                 s->low = i >> 6;

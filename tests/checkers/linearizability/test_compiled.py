@@ -297,11 +297,11 @@ than the part has ops, so what comes after is searched with pruning by value on.
     # read returns, is still left: not a dead end
     ("cas-register", [*_BURN, ("write", 1, None, 8, 9), ("read", None, 2, 10, 30), ("write", 3, None, 12, 25),
                       ("write", 2, None, 20, 40)]),
-    # the get of "ab" is tried where the value is "z" (no prefix of it): the put of "a", called
-    # last before the get returns, and the append of "b" can still make "ab"; and where it is
-    # "a" (a prefix), with the append left
+    # the get of "ab" is tried where the value is "z" (no prefix of it), the put of "ab" taken
+    # already: the put of "a", called last before the get returns, a prefix, and the append of
+    # "b" can still make "ab"; and where it is "a", with the append left
     ("kv", [("put", "p", None, 0, 5), ("put", "q", None, 0, 5), ("put", "r", None, 0, 5), ("get", None, "p", 6, 7),
-            ("put", "x", None, 8, 9), ("get", None, "ab", 10, 30), ("put", "z", None, 12, 25),
+            ("put", "ab", None, 8, 9), ("put", "z", None, 10, 11), ("get", None, "ab", 12, 30),
             ("append", "b", None, 16, 41), ("put", "a", None, 18, 40)]),
 ])
 def test_pruning_by_value_leaves_every_way_a_value_can_come_back(name: str, rows: list[tuple[Any, ...]]) -> None:
