@@ -109,17 +109,23 @@ time there; where the Python search's pruning wins, the compiled one costs at mo
 that search's time, and no more than it takes to fill its memo (seconds). Measured on seed 35's
 families and seeds 8675 and 58213's kv-reuse of 50 clients against 32 (even) and 64: 128 was
 the fastest on all but one (58213's kv-reuse-5000-c50-ok, 7.8 s against 7.0 s; Porcupine does
-not decide it in 60 s); docs/check-history.md, "The compiled search"."""
+not decide it in 60 s), before the compiled search pruned by value. With it (that history:
+0.5 s), 256 and 1024 against 128 on nine of the slowest generated histories: 1024 was up to 43 %
+faster on the kv-reuse and cas ones, even on kv-hot and kv-random, 256 in between; not changed,
+because where the states are not interned (other models: steps called in Python, no pruning
+in C) the Python search may still be the faster, and that was not measured
+(docs/performance/check-history.md, fourth round; docs/check-history.md, "The compiled
+search")."""
 
 
 class Alongside:
     """The compiled search of a part the Python search has (the cascade did not decide it),
     run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
     costs at most 1.25 times the compiled search's time, or five times the Python search's
-    (`ALONGSIDE_SLICE`). The Python search prunes by
-    value and needs fewer configurations (a part of kv with 50 clients: 417,000 against 2.7
-    million steps); a configuration costs it about 50 times a step here. An order found here is
-    checked from scratch (`witnessed`) like any other; every configuration tried with no order
+    (`ALONGSIDE_SLICE`). Both prune by value where the states are interned (cwgl.c's
+    `st_dead`); the Python search alone leaves unobserved info ops out, and prunes where the
+    states are objects, and a configuration costs it about 50 times a step here. An order found
+    here is checked from scratch (`witnessed`) like any other; every configuration tried with no order
     shows the part not linearizable (`_refuted`); its memo at its cap leaves the part to the
     Python search."""
 
