@@ -74,9 +74,10 @@ def compiled() -> bool:
 
 def straight_through(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
                      budget: int | None = None, max_overlap: float = MAX_OVERLAP) -> PartitionResult | None:
-    """The part shown linearizable by the compiled search within `budget` steps (default:
-    `STEPS_PER_OP` an op, plus `STEPS_AT_LEAST`), its order checked by `witnessed`; else None
-    (not built, not asked, budget spent, or no linearization: the caller decides the part)."""
+    """The part decided by the compiled search within `budget` steps (default: `STEPS_PER_OP`
+    an op, plus `STEPS_AT_LEAST`): an order checked from scratch (`_shown`), or every
+    configuration tried with none (`_refuted`); else None (not built, not asked, budget spent,
+    memo at its cap: the caller decides the part)."""
     if cwgl is None or not ops:
         return None
     if budget is None:

@@ -47,6 +47,13 @@ GROWTH = 4
 """A part's first slice is 1/2**GROWTH of a full one, and each next one twice as long, up to
 full (`_Rounds._advance`)."""
 
+
+def _base_slice() -> int:
+    """The Python search's own slice (`searching`'s `slice_size`): a turn takes a whole number
+    of them. (Read at each use: tests set `SLICE`.)"""
+    return max(1, SLICE >> GROWTH)
+
+
 __all__ = ["DEFAULT_MAX_CACHE", "SLICE", "check", "check_operations", "merge_verdicts", "partition", "search"]
 
 def check(
@@ -159,7 +166,7 @@ class _Rounds:
                 return True
             return False
         self.deepest[i] = Deepest()
-        self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=max(1, SLICE >> GROWTH))
+        self.searches[i] = searching(model, key, ops, self.deepest[i], slice_size=_base_slice())
         self.sizes[i] = 0
         self.turns[i] = 0
         return False
@@ -185,11 +192,10 @@ class _Rounds:
                 return self._over_bounds()
         try:
             search = self.searches[i]
-            base = max(1, SLICE >> GROWTH)  # (the generator's own slice: `_start`)
             # (a part smaller than WITNESS_FROM ops has a full first slice, as it had before
             # slices grew: its search most often ends within it, and the refutation and the
             # compiled search asked of one that does not end are a fixed cost of each part)
-            full = max(1, SLICE // base)
+            full = max(1, SLICE // _base_slice())
             for _ in range(full if first else min(grown, full)):
                 self.sizes[i] = next(search)
         except StopIteration as stop:

@@ -341,7 +341,14 @@ def test_pruning_by_value_keeps_every_verdict(case: tuple[str, tuple]) -> None:
         note(f"{len(ops)} ops, {beside.search.taken} compiled steps")
         assert result.valid is expected.valid
         if result.valid is False:
-            assert result.failing not in result.linearization
+            by_id = {o.id: o for o in ops}
+            failing = by_id[result.failing]
+            assert failing.ret is not None and result.failing not in result.linearization
+            assert result.stuck_at is not None and result.stuck_at >= failing.ret
+            state = model.init
+            for op_id, after in zip(result.linearization, result.states, strict=True):
+                state = model.step(state, by_id[op_id])
+                assert state == after
 
 
 @needs_compiled
