@@ -40,7 +40,7 @@ from types import ModuleType
 from typing import Any
 
 from checkers.linearizability import native
-from checkers.linearizability.bounds import SLICE
+from checkers.linearizability.bounds import BYTES_PER_ENTRY, DEFAULT_MAX_CACHE, SLICE
 from checkers.linearizability.history import Operation
 from checkers.linearizability.native import PURE_PYTHON as PURE_PYTHON  # (re-exported: the switch)
 from checkers.linearizability.native import pure_python as pure_python
@@ -119,6 +119,25 @@ in C) the Python search may still be the faster, and that was not measured
 search")."""
 
 
+MEMO_SHARE = 2
+"""`Alongside`'s memo may hold up to 1/`MEMO_SHARE` of the check's memo bound (`max_cache`
+entries; each counted at `BYTES_PER_ENTRY` in words held too, as the bound counts the Python
+search's), so the Python search beside it always has the other half. Its entries count against
+the bound with the Python search's (`wgl._Rounds._over_bounds`), so the check as a whole stays
+within it. Before, the cap was a fixed 128 MiB (2.2 million entries of a kv part of 635 ops),
+and where the compiled search needed more the Python search decided the part alone, about 20
+times slower a configuration: seed 27182's kv-reuse-5000-c50-bad has a part of 635 ops the
+compiled search refutes with 3.5 million entries in 2.2 s, and the Python search in 39 s
+(docs/performance/check-history.md, "The compiled search's memo")."""
+
+
+def memo_caps(max_cache: int) -> tuple[int, int]:
+    """`Alongside`'s memo caps for a check bounded at `max_cache` entries: (words held,
+    entries), `MEMO_SHARE` of the bound."""
+    entries = max(1, max_cache // MEMO_SHARE)
+    return entries * BYTES_PER_ENTRY // 8, entries
+
+
 class Alongside:
     """The compiled search of a part the Python search has (the cascade did not decide it),
     run beside it a slice at a time (`wgl._Rounds`): whichever ends first decides, so a part
@@ -127,14 +146,16 @@ class Alongside:
     `st_dead`); the Python search alone leaves unobserved info ops out, and prunes where the
     states are objects, and a configuration costs it about 50 times a step here. An order found
     here is checked from scratch (`witnessed`) like any other; every configuration tried with no order
-    shows the part not linearizable (`_refuted`); its memo at its cap leaves the part to the
-    Python search."""
+    shows the part not linearizable (`_refuted`); its memo at its cap (`memo_caps` of the
+    check's `max_cache`) leaves the part to the Python search."""
 
-    def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> None:
+    def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+                 max_cache: int = DEFAULT_MAX_CACHE) -> None:
         assert cwgl is not None
         self.model, self.key, self.ops = model, key, ops
         self.ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
-        self.search = cwgl.Searcher(self.ordered, by_ret, model.init, kinds, steps, forced, twins)
+        words, entries = memo_caps(max_cache)
+        self.search = cwgl.Searcher(self.ordered, by_ret, model.init, kinds, steps, forced, twins, words, entries)
         self.out = False
 
     @property
@@ -158,9 +179,11 @@ class Alongside:
         return _shown(self.model, self.key, self.ops, self.ordered, order, taken)
 
 
-def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...]) -> Alongside | None:
-    """The compiled search to run beside the Python search of a part, or None (not built)."""
-    return None if cwgl is None or not ops else Alongside(model, key, ops)
+def alongside(model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
+              max_cache: int = DEFAULT_MAX_CACHE) -> Alongside | None:
+    """The compiled search to run beside the Python search of a part of a check bounded at
+    `max_cache` memo entries, or None (not built)."""
+    return None if cwgl is None or not ops else Alongside(model, key, ops, max_cache)
 
 
 def _arguments(model: SequentialModel, ops: tuple[Operation, ...], with_twins: bool = True,

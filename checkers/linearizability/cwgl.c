@@ -58,10 +58,12 @@
 
 /* ---- the memo: failed (bits, state), open addressing ------------------------------------- */
 
-/* The memo's cap, in words (of 8 bytes) it holds: 128 MiB. An entry keeps the words of its
- * set from the first that is not full to the last that is not empty (the words below are all
- * ones, those above all zeros: the window of ops in flight, a word or two, whatever the length
- * of the part), and counts `SLOT_WORDS` more for its slot and its allocation. */
+/* The memo's cap, in words (of 8 bytes) it holds, unless the caller gives one (`Searcher`'s
+ * `memo_words`, `memo_entries`: compiled.py's `memo_caps`, a share of the check's bound):
+ * 128 MiB. An entry keeps the words of its set from the first that is not full to the last
+ * that is not empty (the words below are all ones, those above all zeros: the window of ops in
+ * flight, a word or two, whatever the length of the part), and counts `SLOT_WORDS` more for its
+ * slot and its allocation. */
 #define MEMO_WORDS ((Py_ssize_t)1 << 24)
 #define SLOT_WORDS 5
 
@@ -231,6 +233,8 @@ typedef struct {
     Py_ssize_t *stack_rp;    /* where `rp` was before each op linearized */
     char *stack_phase;       /* the phase it was tried in (or, for op o, the one after) */
     Memo memo;
+    Py_ssize_t cap_words;    /* the memo's cap: words held (MEMO_WORDS unless given) */
+    Py_ssize_t cap_entries;  /* and entries (none unless given) */
     int native;              /* the register and kv rules stepped here (`kinds`) */
     Py_ssize_t returns;      /* ok ops */
     /* interned states (`intern_all`; `memo.objects` 0): a number per value, or (kv with
@@ -1279,6 +1283,8 @@ search_init(Search *s, PyObject *ops, PyObject *by_ret, PyObject *init, double m
     }
     s->n = n;
     s->native = kinds != Py_None;
+    s->cap_words = MEMO_WORDS;
+    s->cap_entries = PY_SSIZE_T_MAX;
     s->memo.words = n / 64 + 1;
     s->next = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
     s->prev = PyMem_Malloc((size_t)(2 * n + 1) * sizeof(Py_ssize_t));
@@ -1573,7 +1579,7 @@ search_run(Search *s, Py_ssize_t budget)
                 status = RUN_OUT; /* not linearizable */
                 goto out;
             }
-            if (s->memo.held + s->high - s->low + SLOT_WORDS > MEMO_WORDS) {
+            if (s->memo.held + s->high - s->low + SLOT_WORDS > s->cap_words || s->memo.used >= s->cap_entries) {
                 status = RUN_CAP; /* (its memo at its cap: the Python search's, which keeps less) */
                 goto out;
             }
@@ -2392,8 +2398,13 @@ static PyObject *
 searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     PyObject *ops, *by_ret, *init, *kinds, *steps, *forced, *twins = Py_None;
-    if (!PyArg_ParseTuple(args, "O!O!OOOO|O:Searcher", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init, &kinds,
-                          &steps, &forced, &twins)) {
+    Py_ssize_t memo_words = -1, memo_entries = -1; /* -1: MEMO_WORDS, and no cap on entries */
+    if (!PyArg_ParseTuple(args, "O!O!OOOO|Onn:Searcher", &PyTuple_Type, &ops, &PyList_Type, &by_ret, &init, &kinds,
+                          &steps, &forced, &twins, &memo_words, &memo_entries)) {
+        return NULL;
+    }
+    if (memo_words < -1 || memo_entries < -1) {
+        PyErr_SetString(PyExc_ValueError, "memo_words, memo_entries: -1 (the default) or a cap >= 0");
         return NULL;
     }
     Searcher *self = (Searcher *)type->tp_alloc(type, 0);
@@ -2404,6 +2415,12 @@ searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (search_init(&self->s, ops, by_ret, init, 1e300, kinds, steps, forced, twins) != 0) {
         Py_DECREF(self);
         return NULL;
+    }
+    if (memo_words >= 0) {
+        self->s.cap_words = memo_words;
+    }
+    if (memo_entries >= 0) {
+        self->s.cap_entries = memo_entries;
     }
     return (PyObject *)self;
 }
@@ -2485,8 +2502,9 @@ static PyTypeObject SearcherType = {
     .tp_basicsize = sizeof(Searcher),
     .tp_dealloc = (destructor)searcher_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Searcher(ops, by_ret, init, kinds, steps, forced[, twins]): the search of one part, run in slices "
-              "(`advance`), asked of every part the Python search is (compiled.py).",
+    .tp_doc = "Searcher(ops, by_ret, init, kinds, steps, forced[, twins[, memo_words, memo_entries]]): the search "
+              "of one part, run in slices (`advance`), asked of every part the Python search is (compiled.py); its "
+              "memo capped at `memo_words` words held and `memo_entries` entries (-1: 128 MiB, no cap on entries).",
     .tp_methods = searcher_methods,
     .tp_getset = searcher_getset,
     .tp_new = searcher_new,

@@ -36,6 +36,8 @@ class Searcher:
         steps: list[Callable[[Any], Any]] | None,
         forced: Sequence[bool] | None,
         twins: list[int] | None = None,
+        memo_words: int = -1,
+        memo_entries: int = -1,
         /,
     ) -> None: ...
     def advance(self, budget: int, /) -> list[int] | None | bool: ...

@@ -247,7 +247,7 @@ class _Rounds:
         when it did not."""
         if i not in self.alongside:
             key, ops = self.parts[i]
-            self.alongside[i] = compiled.alongside(self.model, key, ops)
+            self.alongside[i] = compiled.alongside(self.model, key, ops, self.max_cache)
         beside = self.alongside[i]
         if beside is None:
             return None

@@ -458,3 +458,70 @@ def test_its_line_of_an_order_is_the_python_one(spans: list[tuple[int, int, bool
     every = list(range(len(ops)))  # (and every op once, in any order: most of them a real-time question)
     rng.shuffle(every)
     assert wgl.lined_up(ops, every) == lined_up_in_python(ops, every)
+
+
+def _writes_then_a_lost_value(n: int) -> tuple[Operation, ...]:
+    """n writes of one register all in flight at once, then a read of a value none wrote: not
+    linearizable, and a search with no pruning by value (`NO_TACTICS`) tries every subset of
+    the writes, each with every write of it last, n * 2**(n-1) failed configurations."""
+    return (*_concurrent_writes(n)[:-1],
+            Operation(id=n, process=n, f="read", key="k", input=None, output=-1, call=2 * n, ret=2 * n + 1))
+
+
+def _plain_register() -> SequentialModel:
+    import attrs
+
+    from checkers.linearizability.sequential import NO_TACTICS
+
+    return attrs.evolve(MODELS["register"], tactics=NO_TACTICS)
+
+
+@needs_compiled
+def test_beside_the_python_search_its_memo_keeps_to_half_the_checks_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`max_cache` (`--max-states`) bounds the whole check: the compiled search beside the
+    Python one holds at most half of it (`compiled.memo_caps`), so the Python search always has
+    the other half; and within its half it decides a part whose memo is past a fixed cap's."""
+    from checkers.linearizability import check_operations
+
+    model, ops = _plain_register(), _writes_then_a_lost_value(14)  # 14 * 2**13 = 114,688 to try
+    peak: list[int] = []
+    advance = compiled_module.Alongside.advance
+
+    def watched(self: compiled_module.Alongside, steps: int | None = None) -> Any:
+        decided = advance(self, steps)
+        peak.append(self.memo)
+        return decided
+
+    monkeypatch.setattr(compiled_module.Alongside, "advance", watched)
+    bounded = check_operations(model, ops, max_cache=20_000, minimize=False)
+    assert bounded.valid == "unknown" and bounded.cause == "cache-limit"
+    assert peak and max(peak) <= 10_000
+    peak.clear()
+    decided = check_operations(model, ops, max_cache=400_000, minimize=False)
+    assert decided.valid is False
+    assert max(peak) == 14 * 2**13  # (decided beside the Python search, every configuration tried)
+
+
+@needs_compiled
+def test_its_memo_stops_at_the_callers_caps() -> None:
+    """`Searcher`'s memo caps, in words held and in entries: at either, it has no answer (the
+    Python search decides the part); below both, it refutes."""
+    model, ops = _plain_register(), _writes_then_a_lost_value(10)  # 10 * 2**9 = 5,120
+    wgl = compiled_module.cwgl
+    assert wgl is not None
+    ordered, by_ret, kinds, steps, forced, twins = compiled_module._arguments(model, ops)
+
+    def run(*caps: int) -> tuple[Any, int, Any]:
+        searcher = wgl.Searcher(ordered, by_ret, model.init, kinds, steps, forced, twins, *caps)
+        return searcher.advance(10**7), searcher.memo, searcher.refuted
+
+    order, memo, refuted = run()
+    assert order is None and memo == 5_120 and refuted is not None  # (refuted: a prefix, the op, how far)
+    order, memo, refuted = run(-1, 1_000)
+    assert order is None and memo == 1_000 and refuted is None
+    order, memo, refuted = run(600, -1)  # (6 words an entry here: one word of ops, and the slot's)
+    assert order is None and memo == 100 and refuted is None
+    order, memo, refuted = run(10**6, 5_120)
+    assert order is None and memo == 5_120 and refuted is not None
+    with pytest.raises(ValueError, match="memo_words"):
+        run(-2, 5)
