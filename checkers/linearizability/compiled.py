@@ -44,7 +44,6 @@ from checkers.linearizability.bounds import BYTES_PER_ENTRY, DEFAULT_MAX_CACHE, 
 from checkers.linearizability.history import Operation
 from checkers.linearizability.native import PURE_PYTHON as PURE_PYTHON  # (re-exported: the switch)
 from checkers.linearizability.native import pure_python as pure_python
-from checkers.linearizability.reductions import useful_info
 from checkers.linearizability.search import found_order
 from checkers.linearizability.sequential import SequentialModel, stepper
 from checkers.linearizability.verdict import PartitionResult
@@ -123,8 +122,8 @@ search")."""
 MEMO_SHARE = 2
 """`Alongside`'s memo may hold up to 1/`MEMO_SHARE` of the check's memo bound (`max_cache`
 entries; each counted at `BYTES_PER_ENTRY` in words held too, as the bound counts the Python
-search's), so the Python search beside it always has the other half; but only where the Python
-search leaves no op out (`useful_info`), else 128 MiB as before (`memo_caps`). Its entries
+search's), so the Python search beside it always has the other half; but only on a part with
+no info op, else 128 MiB as before (`memo_caps`). Its entries
 count against the bound with the Python search's (`wgl._Rounds._over_bounds`), so the check as
 a whole stays within it. Before, the cap was a fixed 128 MiB everywhere (2.2 million entries
 of a kv part of 635 ops), and where the compiled search needed more the Python search decided
@@ -134,14 +133,16 @@ Python search in 39 s (docs/performance/check-history.md, "Issue 35, fifth round
 search's memo")."""
 
 
-def memo_caps(model: SequentialModel, ops: tuple[Operation, ...], max_cache: int) -> tuple[int, int]:
+def memo_caps(max_cache: int, with_info: bool) -> tuple[int, int]:
     """`Alongside`'s memo caps for a part of a check bounded at `max_cache` entries: (words
-    held, entries), `MEMO_SHARE` of the bound; or (-1, -1), cwgl.c's 128 MiB, where the Python
-    search leaves unobserved info ops out (`useful_info`), which the compiled search searches:
-    there the Python search may need far fewer configurations (seed 44721's
-    cas-crashes-1000-c50-bad, 29 of its 33 info ops left out: 20 s with the compiled search
-    stopped at 128 MiB, 31 s with it given half the bound), and it gets the time back sooner."""
-    if useful_info(model, ops) is not None:
+    held, entries), `MEMO_SHARE` of the bound; or (-1, -1), cwgl.c's 128 MiB, for a part with
+    info ops (`with_info`). The Python search leaves out those no op observes (`useful_info`),
+    which the compiled search searches, so there it may need far fewer configurations (seed
+    44721's cas-crashes-1000-c50-bad, 29 of its 33 info ops left out: 20 s with the compiled
+    search stopped at 128 MiB, 31 s with it given half the bound), and it gets the time back
+    sooner. (Not `useful_info` itself: a pass over a part of thousands of ops, 3 % of a check
+    of replicated-kv-20000-c50-bad, whose parts have info ops.)"""
+    if with_info:
         return -1, -1
     entries = max(1, max_cache // MEMO_SHARE)
     return entries * BYTES_PER_ENTRY // 8, entries
@@ -156,15 +157,15 @@ class Alongside:
     states are objects, and a configuration costs it about 50 times a step here. An order found
     here is checked from scratch (`witnessed`) like any other; every configuration tried with no order
     shows the part not linearizable (`_refuted`); its memo at its cap (`memo_caps`: half the
-    check's `max_cache`, or 128 MiB where the Python search leaves info ops out) leaves the part
-    to the Python search."""
+    check's `max_cache`, or 128 MiB on a part with info ops) leaves the part to the Python
+    search."""
 
     def __init__(self, model: SequentialModel, key: Hashable, ops: tuple[Operation, ...],
                  max_cache: int = DEFAULT_MAX_CACHE) -> None:
         assert cwgl is not None
         self.model, self.key, self.ops = model, key, ops
         self.ordered, by_ret, kinds, steps, forced, twins = _arguments(model, ops)
-        words, entries = memo_caps(model, ops, max_cache)
+        words, entries = memo_caps(max_cache, len(by_ret) < len(self.ordered))
         self.search = cwgl.Searcher(self.ordered, by_ret, model.init, kinds, steps, forced, twins, words, entries)
         self.out = False
 

@@ -500,9 +500,9 @@ def test_beside_the_python_search_its_memo_keeps_to_half_the_checks_bound(monkey
     decided = check_operations(model, ops, max_cache=400_000, minimize=False)
     assert decided.valid is False
     assert max(peak) == 14 * 2**13  # (decided beside the Python search, every configuration tried)
-    # where the Python search leaves an info op out (no op observes it: called after every ok
-    # op returned), the compiled search keeps its own cap of 128 MiB, as before: the Python
-    # search may need far fewer configurations there
+    # on a part with an info op (here one the Python search leaves out: no op observes it,
+    # called after every ok op returned) the compiled search keeps its own cap of 128 MiB, as
+    # before: the Python search may need far fewer configurations there
     late = Operation(id=99, process=99, f="write", key="k", input=7, output=None, call=100, ret=None)
     peak.clear()
     bounded = check_operations(model, (*ops, late), max_cache=20_000, minimize=False)
