@@ -107,8 +107,9 @@ times as long (one slice of the Python search, 2,048 of its iterations, took as 
 not even: on the generated families the compiled search decides most parts the cascade leaves
 first (it refutes as well as finds orders), so a part costs 1.25 times the compiled search's
 time there; where the Python search's pruning wins, the compiled one costs at most four times
-that search's time, and no more than it takes to fill its half of the memo bound (`MEMO_SHARE`). Measured on seed 35's
-families and seeds 8675 and 58213's kv-reuse of 50 clients against 32 (even) and 64: 128 was
+that search's time, and no more than it takes to fill its share of the memo bound
+(`MEMO_SHARE`). Measured on seed 35's families and seeds 8675 and 58213's kv-reuse of 50
+clients against 32 (even) and 64: 128 was
 the fastest on all but one (58213's kv-reuse-5000-c50-ok, 7.8 s against 7.0 s; Porcupine does
 not decide it in 60 s), before the compiled search pruned by value. With it (that history:
 0.5 s), 256 and 1024 against 128 on nine of the slowest generated histories: 1024 was up to 43 %
@@ -123,14 +124,13 @@ MEMO_SHARE = 2
 """`Alongside`'s memo may hold up to 1/`MEMO_SHARE` of the check's memo bound (`max_cache`
 entries; each counted at `BYTES_PER_ENTRY` in words held too, as the bound counts the Python
 search's), so the Python search beside it always has the other half; but only on a part with
-no info op, else 128 MiB as before (`memo_caps`). Its entries
-count against the bound with the Python search's (`wgl._Rounds._over_bounds`), so the check as
-a whole stays within it. Before, the cap was a fixed 128 MiB everywhere (2.2 million entries
-of a kv part of 635 ops), and where the compiled search needed more the Python search decided
-the part alone, about 20 times slower a configuration: seed 27182's kv-reuse-5000-c50-bad has
-a part of 635 ops the compiled search refutes with 3.5 million entries in 2.2 s, and the
-Python search in 39 s (docs/performance/check-history.md, "Issue 35, fifth round: the compiled
-search's memo")."""
+no info op, else 128 MiB as before (`memo_caps`). Its entries count against the bound with the
+Python search's (`wgl._Rounds._over_bounds`), so the check as a whole stays within it. Before,
+the cap was a fixed 128 MiB everywhere (2.2 million entries of a kv part of 635 ops), and where
+the compiled search needed more the Python search decided the part alone, about 20 times
+slower a configuration: seed 27182's kv-reuse-5000-c50-bad has a part of 635 ops the compiled
+search refutes with 3.5 million entries in 2.2 s, and the Python search in 39 s
+(docs/performance/check-history.md, "Issue 35, fifth round: the compiled search's memo")."""
 
 
 def memo_caps(max_cache: int, with_info: bool) -> tuple[int, int]:
