@@ -154,6 +154,19 @@ def _assert_deepest(model: SequentialModel, ops: tuple[Operation, ...], refuted:
     assert far >= 0 and ops[far].ret is not None and ops[far].ret >= failing.ret
 
 
+def _assert_refutation(model: SequentialModel, ops: tuple[Operation, ...], result: Any) -> None:
+    """A part's refutation has the Python search's evidence: the failing op an ok op not in the
+    prefix, `stuck_at` no earlier than its return, and the prefix's states the model's."""
+    by_id = {o.id: o for o in ops}
+    failing = by_id[result.failing]
+    assert failing.ret is not None and result.failing not in result.linearization
+    assert result.stuck_at is not None and result.stuck_at >= failing.ret
+    state = model.init
+    for op_id, after in zip(result.linearization, result.states, strict=True):
+        state = model.step(state, by_id[op_id])
+        assert state == after
+
+
 VALUES = st.sampled_from((None, 0, 1, "", "x", "xy", "y"))
 
 
@@ -276,14 +289,7 @@ def test_run_in_slices_it_finds_a_linearization_exactly_when_there_is_one(case: 
         if result.valid:
             assert sorted(result.linearization) == sorted(o.id for o in ops)
             continue
-        by_id = {o.id: o for o in ops}
-        failing = by_id[result.failing]
-        assert failing.ret is not None and result.failing not in result.linearization
-        assert result.stuck_at is not None and result.stuck_at >= failing.ret
-        state = model.init
-        for op_id, after in zip(result.linearization, result.states, strict=True):
-            state = model.step(state, by_id[op_id])
-            assert state == after
+        _assert_refutation(model, ops, result)
 
 
 _BURN = [("write", 11, None, 0, 5), ("write", 12, None, 0, 5), ("write", 13, None, 0, 5), ("read", None, 11, 6, 7)]
@@ -341,14 +347,7 @@ def test_pruning_by_value_keeps_every_verdict(case: tuple[str, tuple]) -> None:
         note(f"{len(ops)} ops, {beside.search.taken} compiled steps")
         assert result.valid is expected.valid
         if result.valid is False:
-            by_id = {o.id: o for o in ops}
-            failing = by_id[result.failing]
-            assert failing.ret is not None and result.failing not in result.linearization
-            assert result.stuck_at is not None and result.stuck_at >= failing.ret
-            state = model.init
-            for op_id, after in zip(result.linearization, result.states, strict=True):
-                state = model.step(state, by_id[op_id])
-                assert state == after
+            _assert_refutation(model, ops, result)
 
 
 @needs_compiled
